@@ -1,0 +1,121 @@
+# taintguard — top-level, non-recursive build.
+#   make                 build library, CLI, rpm plugin, DKMS hook
+#   make check           run every test (unit, modules, rpm, dkms, kernel under QEMU)
+#   make check SANITIZE=1   same, built with ASan+UBSan into build-san/
+#   make install DESTDIR=... PREFIX=/usr
+#   make deps            install Debian build/test dependencies (root)
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+LIBEXECDIR ?= $(PREFIX)/libexec
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
+DESTDIR    ?=
+
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+SANITIZE ?=
+ifeq ($(SANITIZE),1)
+B       ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B       ?= build
+SANFLAGS =
+endif
+
+WARN    = -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wmissing-prototypes
+CFLAGS ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"'
+ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
+
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto
+LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
+RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
+RPM_LIBS   := $(shell $(PKG_CONFIG) --libs rpm 2>/dev/null)
+RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+LIB_SRC  = $(sort $(wildcard lib/*.c))
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
+CLI_SRC  = $(sort $(wildcard cli/*.c))
+CLI_OBJ  = $(CLI_SRC:%.c=$(B)/%.o)
+PLUGIN_SRC = $(sort $(wildcard rpm-plugin/*.c))
+PLUGIN_OBJ = $(PLUGIN_SRC:%.c=$(B)/%.o)
+HOOK_SRC = $(sort $(wildcard hooks/*.c))
+HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+TARGETS = $(B)/libtaintguard.a $(B)/libtaintguard.so.0 $(B)/taintguard
+ifneq ($(PLUGIN_SRC),)
+ifneq ($(RPM_VERSION),)
+TARGETS += $(B)/taintguard.so
+endif
+endif
+ifneq ($(HOOK_SRC),)
+TARGETS += $(B)/taintguard-dkms
+endif
+
+all: $(TARGETS)
+
+$(B)/lib/%.o: lib/%.c lib/taintguard.h lib/internal.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+
+$(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) -c -o $@ $<
+
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Irpm-plugin $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -c -o $@ $<
+
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ihooks $(ALLCFLAGS) -c -o $@ $<
+
+$(B)/libtaintguard.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libtaintguard.so.0: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtaintguard.so.0 $(SANFLAGS) -o $@ $^ $(LIB_LIBS)
+	ln -sf libtaintguard.so.0 $(B)/libtaintguard.so
+
+# Front ends link the static library: the rpm plugin must not depend on an
+# installed libtaintguard.so being found inside a chroot.
+$(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+
+$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtaintguard.a
+	$(CC) -shared $(SANFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+
+$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
+
+unit: $(UNIT_BIN)
+
+check: all unit
+	B=$(B) SANITIZE=$(SANITIZE) tests/run-all.sh
+
+check-unit: all unit
+	B=$(B) tests/run-all.sh unit
+
+check-kernel: all
+	B=$(B) tests/run-all.sh kernel
+
+deps:
+	.ci/deps.sh
+
+clean:
+	rm -rf build build-san tests/modules/out
+
+.PHONY: all unit check check-unit check-kernel deps clean install

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Helpers shared by the library's files; not installed. */
+#ifndef TG_INTERNAL_H
+#define TG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "taintguard.h"
+
+#define TG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define tg_unlikely(x) __builtin_expect(!!(x), 0)
+
+/*
+ * Record an error (when @err is non-NULL) and return @code (a negative
+ * errno), so callers can write "return tg_fail(err, -EINVAL, ...)".
+ */
+int tg_fail(struct tg_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* true if [off, off+size) lies inside a buffer of @total bytes (overflow-safe). */
+static inline bool tg_in_bounds(uint64_t total, uint64_t off, uint64_t size)
+{
+	return off <= total && size <= total - off;
+}
+
+/* Growable array of owned strings. */
+struct tg_strv {
+	char **v;
+	size_t n, cap;
+};
+int tg_strv_push(struct tg_strv *sv, const char *s);	/* copies */
+int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tg_strv_free(struct tg_strv *sv);
+void tg_strv_free_array(char **v, size_t n);
+
+/* malloc'ed printf; NULL on ENOMEM. */
+char *tg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *tg_strdup0(const char *s);	/* strdup that passes NULL through */
+
+/* Grow *arr (element size @elem) so that index @n fits; 0 or -ENOMEM. */
+int tg_grow(void *arr, size_t *cap, size_t n, size_t elem);
+
+/*
+ * Read a whole file or fd into memory, at most @cap bytes (-EFBIG past it).
+ * The buffer is NUL-terminated (not counted in *len).
+ */
+int tg_read_path(const char *path, uint64_t cap, void **buf, size_t *len,
+		 struct tg_error *err);
+int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,
+	       struct tg_error *err);
+
+/* Compare kernel versions against a range text such as ">= 3.5, < 6.4". */
+bool tg_version_in_range(unsigned kversion, const char *range);
+/* Validate a range text; 0 or -EINVAL. */
+int tg_version_range_check(const char *range);
+
+/* fnmatch(3) glob, NULL pattern matches everything. */
+bool tg_glob_match(const char *pattern, const char *s);
+
+#endif

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libtaintguard — predict what the Linux kernel's module loader does with a
+ * kernel module (taint flags, refusal and why) and what a policy says about it.
+ *
+ * Conventions (as in kmod and elfutils): functions that can fail return 0 or
+ * a negative errno and, when given a struct tg_error, fill it with a message
+ * that names the input and the cause.  Objects are created by *_open/*_load/
+ * *_new and released by the matching *_free, which accept NULL.
+ *
+ * The library knows nothing of rpm or dkms; front ends call it.
+ */
+#ifndef TAINTGUARD_H
+#define TAINTGUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TG_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+#define TG_ERRMAX 512
+struct tg_error {
+	int code;		/* negative errno, 0 when no error */
+	char msg[TG_ERRMAX];	/* "FILE: what went wrong" */
+};
+
+/* ------------------------------------------------------------------ limits */
+
+/*
+ * Untrusted input is the normal case.  Every resource a reader may consume is
+ * capped; exceeding a cap is an error (-EFBIG / -E2BIG), never truncation.
+ */
+struct tg_limits {
+	uint64_t max_input_size;	/* bytes read from a file/fd */
+	uint64_t max_module_size;	/* decompressed module image */
+	uint32_t max_sections;		/* ELF section headers */
+	uint32_t max_symbols;		/* .symtab entries */
+	uint32_t max_modinfo;		/* .modinfo entries */
+	uint64_t max_symvers_size;	/* decompressed Module.symvers */
+	uint64_t max_policy_size;	/* policy YAML bytes */
+	uint32_t max_policy_depth;	/* YAML nesting */
+};
+void tg_limits_default(struct tg_limits *lim);
+
+/* ------------------------------------------------------------ decompress */
+
+enum tg_compression {
+	TG_COMP_NONE = 0,
+	TG_COMP_XZ,
+	TG_COMP_ZSTD,
+	TG_COMP_GZIP,
+};
+const char *tg_compression_name(enum tg_compression c);
+/* Detects by magic bytes (never by file name). */
+enum tg_compression tg_compression_detect(const void *data, size_t len);
+/*
+ * Decompress @in into a freshly malloc'ed buffer of at most @cap bytes.
+ * TG_COMP_NONE copies.  Past @cap: -EFBIG.  Corrupt stream: -EBADMSG.
+ */
+int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
+		  uint64_t cap, void **out, size_t *outlen, const char *label,
+		  struct tg_error *err);
+
+/* --------------------------------------------------------------- module */
+
+struct tg_modinfo {
+	char *key;
+	char *value;
+	/*
+	 * Text that follows this entry but is not itself "key=value", e.g. the
+	 * driverloader trick MODULE_LICENSE("GPL\0for files in ...") where the
+	 * kernel reads "GPL" and the rest is a stray string.  NULL when none.
+	 */
+	char *trailing;
+};
+
+struct tg_import {
+	char *name;
+	bool weak;		/* STB_WEAK: a missing weak symbol does not fail the load */
+	bool common;		/* SHN_COMMON: the kernel refuses these */
+};
+
+struct tg_version {		/* one __versions (or extended) record */
+	char *name;
+	uint32_t crc;
+};
+
+struct tg_export {
+	char *name;
+	bool gpl_only;		/* __ksymtab_gpl* (or the kflagstab GPL bit) */
+	char *ns;		/* namespace, NULL when none */
+	bool has_crc;
+	uint32_t crc;
+};
+
+enum tg_versions_kind {
+	TG_VERS_NONE = 0,	/* no (SHF_ALLOC) __versions section */
+	TG_VERS_BASIC,		/* __versions: 64-byte (or 64-byte on 32-bit: 4+60) records */
+	TG_VERS_EXTENDED,	/* __version_ext_crcs + __version_ext_names (6.14+) */
+};
+
+struct tg_signature {
+	bool present;		/* "~Module signature appended~\n" at the end */
+	bool malformed;		/* trailer present but the kernel would reject it (-EBADMSG) */
+	uint8_t algo, hash, id_type, signer_len, key_id_len;
+	uint32_t sig_len;
+	char *signer;		/* issuer CN from the PKCS#7, NULL if unreadable */
+	char *key_id;		/* issuer serial as "AA:BB:..", NULL if unreadable */
+	char *hash_algo;	/* e.g. "sha256", NULL if unreadable */
+};
+
+struct tg_module {
+	char *label;		/* path or caller-supplied label */
+	char *file_modname;	/* basename without .ko*, '-' -> '_' (NULL for memory) */
+	enum tg_compression compression;
+	size_t file_size;	/* bytes as given */
+	size_t image_size;	/* bytes after decompression */
+
+	int elf_class;		/* 32 or 64 */
+	bool big_endian;
+	unsigned e_machine;
+	const char *arch;	/* "x86_64", "aarch64", "ppc64le", "s390x", ... */
+
+	char *name;		/* struct module .name in .gnu.linkonce.this_module */
+	size_t this_module_size; /* 0 when the section is missing */
+
+	struct tg_modinfo *modinfo;
+	size_t n_modinfo;
+
+	struct tg_import *imports;	/* undefined GLOBAL/WEAK symbols, .symtab order */
+	size_t n_imports;
+
+	enum tg_versions_kind versions_kind;
+	struct tg_version *versions;
+	size_t n_versions;
+
+	struct tg_export *exports;
+	size_t n_exports;
+	bool exports_have_crcs;	/* __kcrctab* present for the exports */
+
+	struct tg_signature sig;
+
+	/*
+	 * Structural problems the kernel's elf_validity checks reject with
+	 * -ENOEXEC ("module has no symbols (stripped?)", duplicate .modinfo,
+	 * ...).  A module with problems was still read as far as possible.
+	 */
+	char **problems;
+	size_t n_problems;
+};
+
+int tg_module_open_path(const char *path, const struct tg_limits *lim,
+			struct tg_module **out, struct tg_error *err);
+/* Reads @fd from its current offset to EOF; does not close it. */
+int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
+		      struct tg_module **out, struct tg_error *err);
+int tg_module_open_mem(const void *data, size_t len, const char *label,
+		       const struct tg_limits *lim, struct tg_module **out,
+		       struct tg_error *err);
+void tg_module_free(struct tg_module *m);
+/* First value of @key in .modinfo byte order (what the kernel's get_modinfo returns). */
+const char *tg_module_get(const struct tg_module *m, const char *key);
+/* true if an entry "key=..." exists (value irrelevant, as in the kernel) */
+bool tg_module_has(const struct tg_module *m, const char *key);
+/* CRC recorded for @sym in the module's version table; false if absent. */
+bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc);
+
+/* -------------------------------------------------------------- symvers */
+
+enum tg_export_type {
+	TG_EXPORT_PLAIN = 0,	/* EXPORT_SYMBOL */
+	TG_EXPORT_GPL,		/* EXPORT_SYMBOL_GPL */
+	TG_EXPORT_GPL_FUTURE,	/* <= 5.11, behaves as plain */
+	TG_EXPORT_UNUSED,	/* <= 5.11, plain */
+	TG_EXPORT_UNUSED_GPL,	/* <= 5.11, GPL-only */
+	TG_EXPORT_UNKNOWN,	/* 3-column dumps: GPL-ness not recorded */
+};
+
+struct tg_ksym {
+	const char *name;
+	const char *owner;	/* "vmlinux" or module path without .ko */
+	const char *ns;		/* NULL when none */
+	uint32_t crc;
+	enum tg_export_type type;
+};
+
+struct tg_symvers;
+/* Plain, .gz, .xz or .zst (detected by magic). */
+int tg_symvers_load_path(const char *path, const struct tg_limits *lim,
+			 struct tg_symvers **out, struct tg_error *err);
+int tg_symvers_load_mem(const void *data, size_t len, const char *label,
+			const struct tg_limits *lim, struct tg_symvers **out,
+			struct tg_error *err);
+void tg_symvers_free(struct tg_symvers *sv);
+const struct tg_ksym *tg_symvers_lookup(const struct tg_symvers *sv, const char *name);
+size_t tg_symvers_count(const struct tg_symvers *sv);
+bool tg_export_type_is_gpl(enum tg_export_type t);
+const char *tg_export_type_name(enum tg_export_type t);
+
+/* -------------------------------------------------------- target kernel */
+
+enum { TG_NO = 0, TG_YES = 1, TG_UNKNOWN = -1 };
+
+#define TG_KVER(a, b, c) (((unsigned)(a) << 16) | ((unsigned)(b) << 8) | (unsigned)(c))
+
+/* What we know about the kernel a module is judged against. */
+struct tg_kernel {
+	char *release;		/* "6.1.0-57-amd64", NULL when unknown */
+	unsigned version;	/* TG_KVER(6,1,0); 0 when unknown */
+
+	struct tg_symvers *symvers;	/* NULL: no export table found */
+	char *symvers_path;
+
+	char *config_path;	/* /boot/config-R or build/.config, NULL if none */
+	int modversions, module_sig, sig_force, force_load, allow_missing_ns,
+	    livepatch, retpoline;	/* TG_YES / TG_NO / TG_UNKNOWN */
+
+	char *vermagic;		/* the kernel's VERMAGIC_STRING, NULL if unknown */
+	char *vermagic_source;	/* where it came from (in-tree module or .config) */
+	size_t this_module_size;	/* sizeof(struct module), 0 if unknown */
+
+	/* Module signing identities the kernel trusts ("issuer/serial"). */
+	char **trusted_keys;
+	size_t n_trusted_keys;
+	char *trusted_keys_source;
+};
+
+struct tg_kernel_opts {
+	const char *root;		/* filesystem root to search ("/" or NULL) */
+	const char *release;		/* required unless symvers_path is given */
+	const char *symvers_path;	/* explicit Module.symvers, overrides the search */
+	const char *config_path;	/* explicit kernel .config */
+	const struct tg_limits *limits;
+};
+
+/*
+ * Gather the target kernel's facts.  Missing pieces are not errors (they
+ * become "unknown" in verdicts); only an explicitly named file that cannot be
+ * read is.
+ */
+int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
+		   struct tg_error *err);
+void tg_kernel_free(struct tg_kernel *k);
+/* "6.1.0-57-amd64" -> TG_KVER(6,1,0); 0 if not a kernel release. */
+unsigned tg_kernel_version_parse(const char *release);
+/* KVER from ".../lib/modules/KVER/..." or ".../usr/lib/modules/KVER/...". */
+int tg_kernel_release_from_path(const char *path, char *buf, size_t len);
+/* KVER from a vermagic string (its first word). */
+int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len);
+/* Search order for Module.symvers of @release under @root; path of the first found. */
+int tg_kernel_find_symvers(const char *root, const char *release, char *buf, size_t len);
+
+/* --------------------------------------------------------------- policy */
+
+enum tg_action {
+	TG_ACTION_ALLOW = 0,
+	TG_ACTION_MARK,
+	TG_ACTION_DENY,
+};
+const char *tg_action_name(enum tg_action a);
+
+struct tg_forced_taint {
+	const char *name;	/* struct module name, exact */
+	char flag;		/* 'P' */
+	bool module_scope;	/* add_taint_module (module loses GPL-only) vs add_taint */
+	const char *reason;	/* the kernel's own comment */
+	const char *kernels;	/* version range text, e.g. ">= 3.5" */
+	bool advisory;		/* listed for history; not kernel behaviour */
+};
+
+/* Predicted facts the rules look at. */
+struct tg_facts {
+	const char *package;	/* rpm name or dkms module, NULL for plain files */
+	const char *module;	/* kernel module name */
+	unsigned kversion;	/* target kernel, 0 unknown */
+	bool error;		/* could not be read */
+	bool refused;		/* the kernel would refuse to load it */
+	bool forced_taint;	/* name on the kernel's forced-taint list */
+	bool advisory;		/* name on an advisory list */
+	bool incomplete;	/* something could not be checked (no symvers, ...) */
+	unsigned taint;		/* TG_TAINT_* bits the load adds (kernel-wide) */
+};
+
+struct tg_decision {
+	enum tg_action action;
+	const char *rule;		/* name of the rule or exception that decided */
+	const char *justification;	/* exception's justification, or NULL */
+};
+
+struct tg_policy;
+int tg_policy_load_path(const char *path, const struct tg_limits *lim,
+			struct tg_policy **out, struct tg_error *err);
+int tg_policy_load_mem(const void *data, size_t len, const char *label,
+		       const struct tg_limits *lim, struct tg_policy **out,
+		       struct tg_error *err);
+void tg_policy_free(struct tg_policy *p);
+/* Exact, case-sensitive match against the strings valid for @kversion. */
+bool tg_policy_license_gpl_compatible(const struct tg_policy *p, unsigned kversion,
+				      const char *license);
+/* Forced-taint entry for @name on @kversion (advisory ones included), or NULL. */
+const struct tg_forced_taint *tg_policy_forced_taint(const struct tg_policy *p,
+						     unsigned kversion,
+						     const char *name);
+/* Trusted signing identities listed in the policy ("issuer/serial"). */
+size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **keys);
+void tg_policy_decide(const struct tg_policy *p, const struct tg_facts *f,
+		      struct tg_decision *d);
+/* Print the effective policy as YAML. */
+int tg_policy_dump(const struct tg_policy *p, FILE *out);
+const char *tg_policy_source(const struct tg_policy *p);
+/* Where the default policy is installed. */
+const char *tg_policy_default_path(void);
+
+/* --------------------------------------------------------------- verdict */
+
+/* Taint bits as in include/linux/panic.h. */
+enum {
+	TG_TAINT_PROPRIETARY = 0,	/* P */
+	TG_TAINT_FORCED_MODULE = 1,	/* F */
+	TG_TAINT_CRAP = 10,		/* C */
+	TG_TAINT_OOT = 12,		/* O */
+	TG_TAINT_UNSIGNED = 13,		/* E */
+	TG_TAINT_LIVEPATCH = 15,	/* K */
+	TG_TAINT_TEST = 18,		/* N */
+};
+#define TG_TAINT_BIT(b) (1u << (b))
+/* Letters of @mask in the kernel's bit order ("POE"); @buf >= 24 bytes. */
+char *tg_taint_string(unsigned mask, char *buf, size_t len);
+/* Bit number for a letter, -1 if unknown. */
+int tg_taint_bit_from_letter(char c);
+
+struct tg_refusal {
+	int step;		/* load_module() step (kernel order) */
+	int err;		/* negative errno the kernel returns */
+	char *code;		/* stable id: "unknown-symbol", "gpl-only-denied", ... */
+	char *reason;		/* one line for a sysadmin */
+	char *remedy;		/* NULL if none */
+	char **symbols;
+	size_t n_symbols;
+};
+
+struct tg_flag {
+	char letter;
+	bool module;		/* also in /sys/module/NAME/taint */
+	char *reason;
+	char *remedy;
+};
+
+struct tg_verdict {
+	char *path;
+	char *module;		/* kernel name; NULL if unreadable */
+	char *license;		/* first license= value; NULL if none */
+	char *kernel;		/* target release; NULL if unknown */
+	char *package;		/* set by front ends */
+
+	char *error;		/* could not be read: message; then most else is empty */
+
+	unsigned taint_kernel;	/* bits the load adds to /proc/sys/kernel/tainted */
+	unsigned taint_module;	/* bits in /sys/module/NAME/taint (if it loads) */
+	bool loads;
+
+	struct tg_refusal *refusals;	/* in the kernel's order; first one is what it reports */
+	size_t n_refusals;
+	struct tg_flag *flags;
+	size_t n_flags;
+
+	char **gpl_only_imports;
+	size_t n_gpl_only_imports;
+	bool gpl_only_known;	/* false: no export table, GPL-only imports unknown */
+
+	char **notes;		/* unknowns and warnings (name mismatch, stray modinfo ...) */
+	size_t n_notes;
+
+	bool forced_taint;
+	bool incomplete;
+
+	enum tg_action action;
+	char *rule;
+	char *justification;
+	char **reasons;		/* human-readable, most important first */
+	size_t n_reasons;
+};
+void tg_verdict_free_contents(struct tg_verdict *v);
+
+/*
+ * A set of modules judged together: imports resolve against the set's own
+ * exports first (a GPL user of a proprietary sibling is caught), then the
+ * kernel's.  Modules and kernels are borrowed, not owned.
+ */
+struct tg_set;
+struct tg_set *tg_set_new(void);
+void tg_set_free(struct tg_set *s);
+/* @m may be NULL with @error set (unreadable input); @k may be NULL (unknown kernel). */
+int tg_set_add(struct tg_set *s, const char *path, const struct tg_module *m,
+	       const struct tg_kernel *k, const char *package, const char *error);
+size_t tg_set_count(const struct tg_set *s);
+/* Fills @out[0..count) in the order added.  Caller frees each with tg_verdict_free_contents. */
+int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out);
+
+/* Convenience: one module alone. */
+int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,
+	       const struct tg_policy *p, struct tg_verdict *out);
+
+/* --------------------------------------------------------------- reports */
+
+/* One JSON object (the stable per-module contract); no trailing newline. */
+int tg_verdict_write_json(const struct tg_verdict *v, FILE *out);
+/* Human-readable: verdict first, then reasons. */
+int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose);
+/* JSON string escaping helper shared by front ends. */
+void tg_json_string(FILE *out, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small helpers: errors, string vectors, whole-file reads, version ranges. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int tg_fail(struct tg_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+void tg_limits_default(struct tg_limits *lim)
+{
+	lim->max_input_size = 512ull << 20;
+	/* The largest Debian 6.1 module is ~20 MiB decoded; leave headroom. */
+	lim->max_module_size = 256ull << 20;
+	lim->max_sections = 65535;
+	lim->max_symbols = 1u << 20;
+	lim->max_modinfo = 1u << 16;
+	lim->max_symvers_size = 64ull << 20;
+	lim->max_policy_size = 1u << 20;
+	lim->max_policy_depth = 32;
+}
+
+char *tg_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+char *tg_strdup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int tg_grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	void **p = arr;
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	while (ncap <= n)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	nv = realloc(*p, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*p = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int tg_strv_push(struct tg_strv *sv, const char *s)
+{
+	char *c;
+
+	if (tg_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(char *)) < 0)
+		return -ENOMEM;
+	c = strdup(s ? s : "");
+	if (!c)
+		return -ENOMEM;
+	sv->v[sv->n++] = c;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	if (tg_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(char *)) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+void tg_strv_free_array(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void tg_strv_free(struct tg_strv *sv)
+{
+	tg_strv_free_array(sv->v, sv->n);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,
+	       struct tg_error *err)
+{
+	size_t bcap = 0, n = 0;
+	char *b = NULL;
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size > cap)
+			return tg_fail(err, -EFBIG, "%s: file is %lld bytes, larger than the limit of %llu",
+				       label, (long long)st.st_size, (unsigned long long)cap);
+		bcap = (size_t)st.st_size + 1;
+	}
+	if (bcap < 4096)
+		bcap = 4096;
+	b = malloc(bcap);
+	if (!b)
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	for (;;) {
+		ssize_t got;
+
+		if (n + 1 >= bcap) {
+			if ((uint64_t)bcap > cap + 1) {
+				r = tg_fail(err, -EFBIG, "%s: larger than the limit of %llu bytes",
+					    label, (unsigned long long)cap);
+				goto fail;
+			}
+			char *nb = realloc(b, bcap * 2);
+			if (!nb) {
+				r = tg_fail(err, -ENOMEM, "%s: out of memory", label);
+				goto fail;
+			}
+			b = nb;
+			bcap *= 2;
+		}
+		got = read(fd, b + n, bcap - n - 1);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			r = tg_fail(err, -errno, "%s: read failed: %s", label, strerror(errno));
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if ((uint64_t)n > cap) {
+			r = tg_fail(err, -EFBIG, "%s: larger than the limit of %llu bytes",
+				    label, (unsigned long long)cap);
+			goto fail;
+		}
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	free(b);
+	return r;
+}
+
+int tg_read_path(const char *path, uint64_t cap, void **buf, size_t *len,
+		 struct tg_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return tg_fail(err, -errno, "%s: %s", path, strerror(errno));
+	r = tg_read_fd(fd, path, cap, buf, len, err);
+	close(fd);
+	return r;
+}
+
+bool tg_glob_match(const char *pattern, const char *s)
+{
+	if (!pattern)
+		return true;
+	if (!s)
+		return false;
+	return fnmatch(pattern, s, 0) == 0;
+}
+
+/* Parse "6.1", "6.1.0", "5.4.0-150" into TG_KVER; 0 on error. */
+static unsigned parse_version(const char *s, const char **end)
+{
+	unsigned part[3] = { 0, 0, 0 };
+	int i = 0;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	while (i < 3) {
+		unsigned long v = strtoul(s, (char **)&s, 10);
+
+		if (v > 255)
+			v = 255;
+		part[i++] = (unsigned)v;
+		if (*s != '.' || s[1] < '0' || s[1] > '9')
+			break;
+		s++;
+	}
+	if (end)
+		*end = s;
+	return TG_KVER(part[0], part[1], part[2]);
+}
+
+/* One clause "OP VERSION"; returns 1 match, 0 no match, -1 syntax error. */
+static int clause_match(unsigned kv, const char *c, const char **end)
+{
+	char op[3] = "";
+	unsigned v;
+	int n = 0;
+
+	while (*c == ' ')
+		c++;
+	while ((*c == '<' || *c == '>' || *c == '=' || *c == '!') && n < 2)
+		op[n++] = *c++;
+	op[n] = '\0';
+	while (*c == ' ')
+		c++;
+	v = parse_version(c, &c);
+	if (!v)
+		return -1;
+	while (*c == ' ')
+		c++;
+	*end = c;
+	if (!strcmp(op, ">="))
+		return kv >= v;
+	if (!strcmp(op, ">"))
+		return kv > v;
+	if (!strcmp(op, "<="))
+		return kv <= v;
+	if (!strcmp(op, "<"))
+		return kv < v;
+	if (!strcmp(op, "==") || !strcmp(op, "=") || !strcmp(op, ""))
+		return kv == v;
+	if (!strcmp(op, "!="))
+		return kv != v;
+	return -1;
+}
+
+static int range_eval(unsigned kv, const char *range)
+{
+	const char *c = range;
+	int all = 1;
+
+	if (!range || !*range || !strcmp(range, "any") || !strcmp(range, "*"))
+		return 1;
+	for (;;) {
+		int m = clause_match(kv, c, &c);
+
+		if (m < 0)
+			return -1;
+		all = all && m;
+		if (*c == '\0')
+			return all;
+		if (*c != ',')
+			return -1;
+		c++;
+	}
+}
+
+int tg_version_range_check(const char *range)
+{
+	return range_eval(TG_KVER(1, 0, 0), range) < 0 ? -EINVAL : 0;
+}
+
+/*
+ * An unknown kernel version (0) matches every range: rules then apply as for
+ * the newest kernels, and the verdict says the target was unknown.
+ */
+bool tg_version_in_range(unsigned kversion, const char *range)
+{
+	if (!kversion)
+		return true;
+	return range_eval(kversion, range) == 1;
+}
