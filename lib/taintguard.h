@@ -5,7 +5,7 @@
  *
  * Conventions (as in kmod and elfutils): functions that can fail return 0 or
  * a negative errno and, when given a struct tg_error, fill it with a message
- * that names the input and the cause.  Objects are created by *_open/*_load/
+ * that names the input and the cause.  Objects are created by *_open, *_load,
  * *_new and released by the matching *_free, which accept NULL.
  *
  * The library knows nothing of rpm or dkms; front ends call it.
@@ -360,6 +360,15 @@ struct tg_verdict {
 	char *license;		/* first license= value; NULL if none */
 	char *kernel;		/* target release; NULL if unknown */
 	char *package;		/* set by front ends */
+	char *file_module;	/* module name the file name suggests */
+	char *vermagic;		/* first vermagic= value */
+	char *depends;		/* first depends= value */
+	char *arch;		/* ELF machine */
+	char *compression;	/* "none", "xz", "zstd", "gzip" */
+	bool signed_;		/* signature trailer present */
+	char *signer;		/* signer / key id when readable */
+	char *key_id;
+	int err;		/* errno the kernel returns when refusing, 0 if it loads */
 
 	char *error;		/* could not be read: message; then most else is empty */
 

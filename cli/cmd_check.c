@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* taintguard check: predict the kernel's verdict on module files. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct item {
+	const char *path;
+	struct tg_module *m;
+	char *error;
+};
+
+struct open_job {
+	struct item *items;
+	const struct tg_limits *lim;
+};
+
+static void check_usage(FILE *out)
+{
+	fputs("Usage: taintguard check [OPTIONS] PATH...\n\n"
+	      "Predict, for each kernel module file (.ko, .ko.xz, .ko.zst, .ko.gz; directories\n"
+	      "are searched recursively), what the target kernel's loader does: the taint\n"
+	      "flags it sets, whether it refuses the module and why; then apply the policy.\n"
+	      "All files are judged as one set: imports resolve against each other first.\n\n"
+	      "Options:\n"
+	      "  -k, --kernel KVER        judge against kernel release KVER (default: from the\n"
+	      "                           module's /lib/modules/KVER/ path, else its vermagic)\n"
+	      "  -s, --symvers FILE       the kernel's Module.symvers (plain or compressed)\n"
+	      "  -c, --config FILE        the kernel's .config (default: /boot/config-KVER, ...)\n"
+	      "  -r, --root DIR           look for kernel files below DIR instead of /\n"
+	      "  -p, --policy FILE        policy (default: " TG_SYSCONFDIR "/policy.yaml, else\n"
+	      "                           " TG_DATADIR "/default.yaml)\n"
+	      "  -f, --format FMT         text (default) or json\n"
+	      "  -j, --jobs N             threads reading modules (default: number of CPUs)\n"
+	      "  -M, --max-module-size N  refuse modules larger than N bytes decompressed\n"
+	      "                           (suffixes K, M, G; default 256M)\n"
+	      "  -v, --verbose            list every symbol and remedy\n"
+	      "  -h, --help               show this help\n\n"
+	      "Exit codes: 0 all allowed, 1 something marked and nothing denied,\n"
+	      "2 something denied, 3 usage error or a file that could not be read.\n", out);
+}
+
+static void open_one(size_t i, void *data)
+{
+	struct open_job *j = data;
+	struct item *it = &j->items[i];
+	struct tg_error err = { 0 };
+
+	if (tg_module_open_path(it->path, j->lim, &it->m, &err) < 0)
+		it->error = strdup(err.msg[0] ? err.msg : "cannot read module");
+}
+
+static int print_verdicts(const struct cli_opts *o, struct tg_verdict *v, size_t n)
+{
+	if (o->format == FMT_JSON) {
+		fputs("[", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ",\n " : "\n ", stdout);
+			tg_verdict_write_json(&v[i], stdout);
+		}
+		fputs(n ? "\n]\n" : "]\n", stdout);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			tg_verdict_write_text(&v[i], stdout, o->verbose);
+	}
+	return ferror(stdout) ? -1 : 0;
+}
+
+/* Judge all opened items as one set; returns the exit code. */
+static int judge(const struct cli_opts *o, struct item *items, size_t n, struct tg_policy *p)
+{
+	struct kernel_cache *kc = kernel_cache_new(o);
+	struct tg_set *set = tg_set_new();
+	struct tg_verdict *v = calloc(n ? n : 1, sizeof(*v));
+	enum tg_action worst = TG_ACTION_ALLOW;
+	bool had_error = false;
+	int rc = TG_EXIT_ERROR;
+
+	if (!kc || !set || !v)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char buf[256];
+		const char *rel = cli_module_release(o, items[i].path, items[i].m, buf, sizeof(buf));
+		bool failed = false;
+		const struct tg_kernel *k = kernel_cache_get(kc, rel, &failed);
+
+		if (failed)
+			goto out;
+		if (tg_set_add(set, items[i].path, items[i].m, k, NULL, items[i].error) < 0)
+			goto out;
+	}
+	if (tg_set_predict(set, p, v) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].error)
+			had_error = true;
+		if (v[i].action > worst)
+			worst = v[i].action;
+	}
+	if (print_verdicts(o, v, n) < 0) {
+		cli_error("write error on standard output");
+		goto out;
+	}
+	rc = cli_exit_for(worst, had_error);
+out:
+	for (size_t i = 0; v && i < n; i++)
+		tg_verdict_free_contents(&v[i]);
+	free(v);
+	tg_set_free(set);
+	kernel_cache_free(kc);
+	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "symvers", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "max-module-size", required_argument, NULL, 'M' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct file_list fl = { 0 };
+	struct cli_opts o;
+	struct tg_policy *p = NULL;
+	struct item *items = NULL;
+	int opt, rc = TG_EXIT_ERROR;
+
+	cli_opts_init(&o);
+	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:vh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			check_usage(stdout);
+			return 0;
+		}
+		if (cli_common_option(&o, opt, optarg) != 1) {
+			if (opt == '?' || opt == ':')
+				check_usage(stderr);
+			return TG_EXIT_ERROR;
+		}
+	}
+	if (o.format != FMT_TEXT && o.format != FMT_JSON) {
+		cli_error("check supports --format text or json");
+		return TG_EXIT_ERROR;
+	}
+	if (optind >= argc) {
+		cli_error("check needs at least one module file or directory");
+		check_usage(stderr);
+		return TG_EXIT_ERROR;
+	}
+	for (int i = optind; i < argc; i++)
+		if (file_list_collect(&fl, argv[i], true) < 0)
+			goto out;
+	p = cli_load_policy(&o);
+	if (!p)
+		goto out;
+	items = calloc(fl.n ? fl.n : 1, sizeof(*items));
+	if (!items)
+		goto out;
+	for (size_t i = 0; i < fl.n; i++)
+		items[i].path = fl.v[i];
+	cli_parallel(fl.n, o.jobs, open_one, &(struct open_job){ items, &o.limits });
+	rc = judge(&o, items, fl.n, p);
+out:
+	for (size_t i = 0; items && i < fl.n; i++) {
+		tg_module_free(items[i].m);
+		free(items[i].error);
+	}
+	free(items);
+	tg_policy_free(p);
+	file_list_free(&fl);
+	return rc;
+}

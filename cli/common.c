@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Options, kernel cache and file collection shared by the subcommands. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("taintguard: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+unsigned cli_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 && n < 256 ? (unsigned)n : 1;
+}
+
+void cli_opts_init(struct cli_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = FMT_TEXT;
+	o->jobs = cli_default_jobs();
+	tg_limits_default(&o->limits);
+}
+
+int cli_parse_format(const char *s, enum tg_format *f)
+{
+	static const char *const names[] = { "text", "json", "junit", "sarif" };
+
+	for (size_t i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			*f = (enum tg_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* "64M", "1G", "4096" */
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+
+	if (end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int cli_common_option(struct cli_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'k': o->kernel = arg; return 1;
+	case 's': o->symvers = arg; return 1;
+	case 'c': o->config = arg; return 1;
+	case 'p': o->policy = arg; return 1;
+	case 'r': o->root = arg; return 1;
+	case 'v': o->verbose = true; return 1;
+	case 'q': o->quiet = true; return 1;
+	case 'f':
+		if (cli_parse_format(arg, &o->format) < 0) {
+			cli_error("unknown format '%s'", arg);
+			return -1;
+		}
+		return 1;
+	case 'j': {
+		char *end;
+		unsigned long j = strtoul(arg, &end, 10);
+
+		if (*end || j == 0 || j > 256) {
+			cli_error("--jobs needs a number from 1 to 256, not '%s'", arg);
+			return -1;
+		}
+		o->jobs = (unsigned)j;
+		return 1;
+	}
+	case 'M':
+		if (cli_parse_size(arg, &o->limits.max_module_size) < 0) {
+			cli_error("invalid size '%s' for --max-module-size", arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+struct tg_policy *cli_load_policy(const struct cli_opts *o)
+{
+	const char *path = o->policy ? o->policy : tg_policy_default_path();
+	struct tg_policy *p = NULL;
+	struct tg_error err = { 0 };
+
+	if (tg_policy_load_path(path, &o->limits, &p, &err) < 0) {
+		cli_error("%s", err.msg);
+		return NULL;
+	}
+	return p;
+}
+
+/* --------------------------------------------------------- kernel cache */
+
+struct kernel_entry {
+	char *release;		/* NULL for "unknown" */
+	struct tg_kernel *k;
+	bool failed;
+};
+
+struct kernel_cache {
+	const struct cli_opts *o;
+	struct kernel_entry *e;
+	size_t n, cap;
+};
+
+struct kernel_cache *kernel_cache_new(const struct cli_opts *o)
+{
+	struct kernel_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->o = o;
+	return c;
+}
+
+void kernel_cache_free(struct kernel_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->e[i].release);
+		tg_kernel_free(c->e[i].k);
+	}
+	free(c->e);
+	free(c);
+}
+
+static bool same_release(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+const struct tg_kernel *kernel_cache_get(struct kernel_cache *c, const char *release, bool *failed)
+{
+	struct tg_kernel_opts ko = { 0 };
+	struct tg_error err = { 0 };
+	struct kernel_entry *e;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (same_release(c->e[i].release, release)) {
+			*failed = c->e[i].failed;
+			return c->e[i].k;
+		}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 4;
+		struct kernel_entry *ne = realloc(c->e, ncap * sizeof(*ne));
+
+		if (!ne) {
+			*failed = true;
+			return NULL;
+		}
+		c->e = ne;
+		c->cap = ncap;
+	}
+	e = &c->e[c->n++];
+	memset(e, 0, sizeof(*e));
+	e->release = release ? strdup(release) : NULL;
+	ko.root = c->o->root;
+	ko.release = release;
+	ko.symvers_path = c->o->symvers;
+	ko.config_path = c->o->config;
+	ko.limits = &c->o->limits;
+	if ((release || c->o->symvers) && tg_kernel_load(&ko, &e->k, &err) < 0) {
+		cli_error("%s", err.msg);
+		e->failed = true;
+	}
+	*failed = e->failed;
+	return e->k;
+}
+
+const char *cli_module_release(const struct cli_opts *o, const char *path,
+			       const struct tg_module *m, char *buf, size_t len)
+{
+	const char *vm;
+
+	if (o->kernel)
+		return o->kernel;
+	if (path && tg_kernel_release_from_path(path, buf, len) == 0)
+		return buf;
+	vm = m ? tg_module_get(m, "vermagic") : NULL;
+	if (vm && tg_kernel_release_from_vermagic(vm, buf, len) == 0)
+		return buf;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ file list */
+
+bool is_module_name(const char *name)
+{
+	static const char *const sfx[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < 4; i++) {
+		size_t l = strlen(sfx[i]);
+
+		if (n > l && !strcmp(name + n - l, sfx[i]))
+			return true;
+	}
+	return false;
+}
+
+static int push(struct file_list *fl, const char *p)
+{
+	if (fl->n == fl->cap) {
+		size_t ncap = fl->cap ? fl->cap * 2 : 64;
+		char **nv = realloc(fl->v, ncap * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		fl->v = nv;
+		fl->cap = ncap;
+	}
+	fl->v[fl->n] = strdup(p);
+	return fl->v[fl->n++] ? 0 : -ENOMEM;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(struct file_list *fl, const char *dir, int depth)
+{
+	struct dirent *de;
+	size_t start = fl->n;
+	DIR *d;
+	int r = 0;
+
+	if (depth > 64)
+		return -ELOOP;
+	d = opendir(dir);
+	if (!d) {
+		cli_error("%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		p = malloc(strlen(dir) + strlen(de->d_name) + 2);
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		sprintf(p, "%s/%s", dir, de->d_name);
+		/* lstat: never follow directory symlinks (loops); module symlinks are followed on open. */
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			r = walk(fl, p, depth + 1);
+		else if (is_module_name(de->d_name))
+			r = push(fl, p);
+		free(p);
+	}
+	closedir(d);
+	if (fl->n > start)
+		qsort(fl->v + start, fl->n - start, sizeof(char *), cmp_str);
+	return r;
+}
+
+int file_list_collect(struct file_list *fl, const char *path, bool explicit_file)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISDIR(st.st_mode))
+		return walk(fl, path, 0);
+	(void)explicit_file;
+	return push(fl, path);
+}
+
+void file_list_free(struct file_list *fl)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		free(fl->v[i]);
+	free(fl->v);
+	memset(fl, 0, sizeof(*fl));
+}
+
+int cli_exit_for(enum tg_action worst, bool had_error)
+{
+	if (had_error)
+		return TG_EXIT_ERROR;
+	switch (worst) {
+	case TG_ACTION_DENY: return TG_EXIT_DENY;
+	case TG_ACTION_MARK: return TG_EXIT_MARK;
+	default: return TG_EXIT_ALLOW;
+	}
+}
+
+/* ------------------------------------------------------------- threads */
+
+struct par {
+	atomic_size_t next;
+	size_t n;
+	void (*fn)(size_t, void *);
+	void *data;
+};
+
+static void *worker(void *arg)
+{
+	struct par *p = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
+		p->fn(i, p->data);
+	return NULL;
+}
+
+void cli_parallel(size_t n, unsigned jobs, void (*fn)(size_t i, void *data), void *data)
+{
+	struct par p = { .n = n, .fn = fn, .data = data };
+	pthread_t th[256];
+	unsigned started = 0;
+
+	atomic_init(&p.next, 0);
+	if (jobs > 256)
+		jobs = 256;
+	for (unsigned t = 1; t < jobs && t < n; t++)
+		if (pthread_create(&th[started], NULL, worker, &p) == 0)
+			started++;
+	worker(&p);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* taintguard — the command: dispatch to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{ "check", cmd_check, "predict what the kernel does with module files" },
+	{ "policy", cmd_policy, "validate or show a policy" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: taintguard COMMAND [OPTIONS] [ARGS]\n\n"
+	      "Predicts what the Linux kernel's module loader does with kernel modules\n"
+	      "(taint flags, refusal and why) and applies a policy: allow, mark or deny.\n\n"
+	      "Commands:\n", out);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun 'taintguard COMMAND --help' for a command's options.\n"
+	      "Exit codes: 0 all allowed, 1 something marked, 2 something denied,\n"
+	      "3 usage error or unreadable input.\n"
+	      "  -h, --help     show this help\n"
+	      "  -V, --version  show the version\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return TG_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("taintguard %s\n", TG_VERSION_STRING);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("unknown command '%s' (see 'taintguard --help')", argv[1]);
+	return TG_EXIT_ERROR;
+}

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel module loader's rules, in the kernel's own order.
+ *
+ * Each step mirrors a function of load_module() (kernel/module/main.c,
+ * version.c, signing.c); the step numbers are those of
+ * shared/research/kernel-semantics.md §0.  Taints set before a refusal stay
+ * in the kernel's global mask, so every taint remembers the step that set it
+ * and only those before the first refusal survive a refused load.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict.h"
+
+enum {
+	STEP_SIG = 1,
+	STEP_ELF = 2,
+	STEP_MODSTRUCT = 4,
+	STEP_MODINFO = 5,
+	STEP_TAINTS = 7,
+	STEP_EXPORT_CRCS = 8,
+	STEP_SETUP_MODINFO = 9,
+	STEP_SYMBOLS = 10,
+	STEP_DUPLICATES = 11,
+};
+
+/* A taint as the kernel adds it: which bit, where, and at which step. */
+struct taint_event {
+	unsigned bit;
+	bool module;		/* add_taint_module(): also in mod->taints */
+	bool global;		/* add_taint(): in /proc/sys/kernel/tainted */
+	int step;
+};
+
+struct state {
+	const struct tg_module *m;
+	const struct tg_kernel *k;
+	const struct tg_policy *p;
+	const struct tg_predict_ctx *ctx;
+	struct tg_verdict *v;
+	unsigned kv;
+	const char *name;
+	struct taint_event ev[32];
+	size_t n_ev;
+	unsigned mod_taint;	/* mod->taints as the loader sees it right now */
+	bool sig_ok;
+};
+
+static int add_taint(struct state *s, unsigned bit, bool module, bool global, int step)
+{
+	if (s->n_ev < TG_ARRAY_SIZE(s->ev))
+		s->ev[s->n_ev++] = (struct taint_event){ bit, module, global, step };
+	if (module)
+		s->mod_taint |= TG_TAINT_BIT(bit);
+	return 0;
+}
+
+static bool is_yes(int tristate)
+{
+	return tristate == TG_YES;
+}
+
+/* Kernel features default to Debian/Fedora practice when the config is unknown. */
+static bool feature(int tristate, bool when_unknown)
+{
+	return tristate == TG_UNKNOWN ? when_unknown : tristate == TG_YES;
+}
+
+/* ---------------------------------------------------------- step 1: signature */
+
+static bool key_trusted(const struct state *s)
+{
+	const struct tg_signature *sig = &s->m->sig;
+	const char *const *pk = NULL;
+	size_t npk;
+	char *id;
+	bool ok = false;
+
+	if (!sig->signer || !sig->key_id)
+		return false;
+	id = tg_asprintf("%s/%s", sig->signer, sig->key_id);
+	if (!id)
+		return false;
+	for (size_t i = 0; s->k && i < s->k->n_trusted_keys && !ok; i++)
+		ok = !strcmp(s->k->trusted_keys[i], id);
+	npk = s->p ? tg_policy_trusted_keys(s->p, &pk) : 0;
+	for (size_t i = 0; i < npk && !ok; i++)
+		ok = !strcmp(pk[i], id) || !strcmp(pk[i], sig->key_id);
+	free(id);
+	return ok;
+}
+
+static int check_signature(struct state *s)
+{
+	const struct tg_signature *sig = &s->m->sig;
+	int module_sig = s->k ? s->k->module_sig : TG_UNKNOWN;
+
+	if (module_sig == TG_NO)
+		return 0;
+	if (sig->present && sig->malformed)
+		return tg_verdict_add_refusal(s->v, STEP_SIG, -EBADMSG, "bad-signature",
+			"re-sign the module or strip the broken signature",
+			"the appended module signature is malformed; the kernel rejects it "
+			"even when signatures are not enforced (EBADMSG)");
+	s->sig_ok = sig->present && key_trusted(s);
+	if (!s->sig_ok && s->k && is_yes(s->k->sig_force))
+		return tg_verdict_add_refusal(s->v, STEP_SIG, -EKEYREJECTED, "signature-required",
+			"sign the module with a key the kernel trusts",
+			"the kernel enforces module signatures (CONFIG_MODULE_SIG_FORCE) and this "
+			"module is %s", sig->present ? "signed by a key it does not trust" : "unsigned");
+	if (!s->sig_ok && !s->v->incomplete && module_sig == TG_UNKNOWN)
+		tg_verdict_add_note(s->v, "the target kernel's signing configuration is unknown; "
+				    "E (unsigned module) assumed as with CONFIG_MODULE_SIG=y");
+	return 0;
+}
+
+/* ------------------------------------------------------ step 2: ELF structure */
+
+static int check_elf(struct state *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
+		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
+					   "invalid module: %s", s->m->problems[i]);
+	/* struct module size check exists since 6.4; before, module_layout's CRC did it. */
+	if (r == 0 && s->k && s->k->this_module_size && s->m->this_module_size &&
+	    s->m->this_module_size != s->k->this_module_size && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "struct-module-mismatch",
+			"rebuild the module against the target kernel's headers",
+			".gnu.linkonce.this_module is %zu bytes but the kernel's struct module is %zu: "
+			"built for another kernel", s->m->this_module_size, s->k->this_module_size);
+	return r;
+}
+
+/* ----------------------------------------------------- step 4: module_layout */
+
+/* try_to_force_load(): F taint with CONFIG_MODULE_FORCE_LOAD, else -ENOEXEC. */
+static int force_load(struct state *s, int step, const char *code, const char *why)
+{
+	if (s->k && s->k->force_load == TG_NO)
+		return tg_verdict_add_refusal(s->v, step, -ENOEXEC, code,
+			"rebuild the module against the target kernel",
+			"%s and the kernel does not allow forced loads (CONFIG_MODULE_FORCE_LOAD off)", why);
+	add_taint(s, TG_TAINT_FORCED_MODULE, true, true, step);
+	return tg_verdict_add_flag(s->v, 'F', true, "rebuild the module with kbuild against the target kernel",
+				   "forced load: %s", why);
+}
+
+static int check_modstruct(struct state *s)
+{
+	const struct tg_ksym *ks;
+	uint32_t crc;
+
+	if (!s->k || !feature(s->k->modversions, true))
+		return 0;
+	if (s->m->versions_kind == TG_VERS_NONE)
+		return force_load(s, STEP_MODSTRUCT, "no-modversions",
+				  "the module has no symbol versions (__versions) but the kernel uses MODVERSIONS");
+	ks = s->k->symvers ? tg_symvers_lookup(s->k->symvers, "module_layout") : NULL;
+	if (ks && ks->crc && tg_module_version_crc(s->m, "module_layout", &crc) && crc != ks->crc)
+		return tg_verdict_add_refusal(s->v, STEP_MODSTRUCT, -ENOEXEC, "module-layout-mismatch",
+			"rebuild the module against the target kernel's headers",
+			"disagrees about version of symbol module_layout (0x%08x, kernel 0x%08x): "
+			"built for another kernel", crc, ks->crc);
+	return 0;
+}
+
+/* ------------------------------------------------------ step 5: vermagic */
+
+/* version.c same_magic(): with CRCs the release part is not compared. */
+static bool same_magic(const char *a, const char *b, bool has_crcs)
+{
+	if (has_crcs) {
+		a += strcspn(a, " ");
+		b += strcspn(b, " ");
+	}
+	return strcmp(a, b) == 0;
+}
+
+static int check_vermagic(struct state *s)
+{
+	const char *vm = tg_module_get(s->m, "vermagic");
+	bool has_crcs;
+	int r;
+
+	if (!vm || !*vm) {
+		r = force_load(s, STEP_MODINFO, "missing-vermagic", "the module has no vermagic");
+		if (r || tg_verdict_find_refusal(s->v, "missing-vermagic"))
+			return r;
+	} else if (!s->k || !s->k->vermagic) {
+		s->v->incomplete = true;
+		tg_verdict_add_note(s->v, "the target kernel's vermagic is unknown; version magic not checked");
+	} else {
+		has_crcs = s->m->versions_kind != TG_VERS_NONE && s->k->modversions != TG_NO;
+		if (!same_magic(vm, s->k->vermagic, has_crcs))
+			return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "vermagic-mismatch",
+				"rebuild the module against the target kernel",
+				"version magic '%s' should be '%s'", vm, s->k->vermagic);
+	}
+	if (tg_module_has(s->m, "livepatch") && s->k && s->k->livepatch == TG_NO)
+		return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "livepatch-unsupported", NULL,
+			"module is marked as livepatch module, but livepatch support is disabled");
+	return 0;
+}
+
+/* --------------------------------------------------- step 7: taints */
+
+static bool looks_like_gpl(const char *lic)
+{
+	return strcasestr(lic, "gpl") != NULL;
+}
+
+static int taint_license(struct state *s)
+{
+	const char *lic = tg_module_get(s->m, "license");
+
+	if (lic && tg_policy_license_gpl_compatible(s->p, s->kv, lic))
+		return 0;
+	add_taint(s, TG_TAINT_PROPRIETARY, true, true, STEP_TAINTS);
+	if (!lic)
+		return tg_verdict_add_flag(s->v, 'P', true, "declare MODULE_LICENSE(\"GPL\") if the code is GPL",
+			"no MODULE_LICENSE: the kernel treats it as 'unspecified' (proprietary) "
+			"and denies it GPL-only symbols");
+	return tg_verdict_add_flag(s->v, 'P', true,
+		looks_like_gpl(lic) ? "the kernel matches exactly: use \"GPL\", \"GPL v2\", "
+				      "\"Dual BSD/GPL\", \"Dual MIT/GPL\", \"Dual MPL/GPL\" or "
+				      "\"GPL and additional rights\"" : NULL,
+		"license '%s' is not GPL-compatible for the kernel (exact match against "
+		"include/linux/license.h): proprietary, denied GPL-only symbols", lic);
+}
+
+static int taint_forced(struct state *s)
+{
+	const struct tg_forced_taint *ft = tg_policy_forced_taint(s->p, s->kv, s->name);
+	int bit;
+
+	if (!ft)
+		return 0;
+	if (ft->advisory) {
+		s->v->forced_taint = false;
+		return tg_verdict_add_note(s->v, "'%s' is on an advisory list (not enforced by the kernel): %s",
+					   s->name, ft->reason ? ft->reason : "");
+	}
+	bit = tg_taint_bit_from_letter(ft->flag);
+	if (bit < 0)
+		bit = TG_TAINT_PROPRIETARY;
+	s->v->forced_taint = true;
+	add_taint(s, (unsigned)bit, ft->module_scope, true, STEP_TAINTS);
+	if (ft->module_scope)
+		return tg_verdict_add_flag(s->v, ft->flag, true, NULL,
+			"%s is on the kernel's forced-taint list: %s; the kernel taints it and "
+			"denies it GPL-only symbols", s->name, ft->reason ? ft->reason : "");
+	return tg_verdict_add_flag(s->v, ft->flag, false, NULL,
+		"%s is on the kernel's forced-taint list: %s; the kernel is tainted, the "
+		"module keeps GPL-only symbols", s->name, ft->reason ? ft->reason : "");
+}
+
+static int taint_signature(struct state *s)
+{
+	const struct tg_signature *sig = &s->m->sig;
+	int module_sig = s->k ? s->k->module_sig : TG_UNKNOWN;
+
+	if (module_sig == TG_NO || s->sig_ok)
+		return 0;
+	add_taint(s, TG_TAINT_UNSIGNED, true, true, STEP_TAINTS);
+	if (!sig->present)
+		return tg_verdict_add_flag(s->v, 'E', true,
+			"sign the module with a key the kernel trusts (e.g. an enrolled MOK)",
+			"unsigned module: the kernel verifies module signatures");
+	if (s->k && s->k->n_trusted_keys == 0)
+		tg_verdict_add_note(s->v, "the target kernel's trusted signing keys are unknown");
+	return tg_verdict_add_flag(s->v, 'E', true,
+		"enroll the signing key (MOK) and list it under trusted_keys in the policy",
+		"signed by '%s' (key %s), which is not a key the target kernel's own modules use",
+		sig->signer ? sig->signer : "unknown signer", sig->key_id ? sig->key_id : "unknown");
+}
+
+static int apply_taints(struct state *s)
+{
+	const struct tg_module *m = s->m;
+	int r;
+
+	if (!tg_module_has(m, "intree")) {
+		add_taint(s, TG_TAINT_OOT, true, true, STEP_TAINTS);
+		tg_verdict_add_flag(s->v, 'O', true, NULL, "out-of-tree module (not built inside the kernel tree)");
+	}
+	if (tg_module_has(m, "staging")) {
+		add_taint(s, TG_TAINT_CRAP, true, true, STEP_TAINTS);
+		tg_verdict_add_flag(s->v, 'C', true, NULL, "staging driver: the quality is unknown");
+	}
+	if (tg_module_has(m, "livepatch") && (!s->k || s->k->livepatch != TG_NO)) {
+		add_taint(s, TG_TAINT_LIVEPATCH, true, true, STEP_TAINTS);
+		tg_verdict_add_flag(s->v, 'K', true, NULL, "live patch module");
+	}
+	if ((r = taint_license(s)) < 0)
+		return r;
+	if (tg_module_has(m, "test") && (!s->kv || s->kv >= TG_KVER(6, 0, 0))) {
+		add_taint(s, TG_TAINT_TEST, true, true, STEP_TAINTS);
+		tg_verdict_add_flag(s->v, 'N', true, NULL, "test module (KUnit or tools/testing)");
+	}
+	if ((r = taint_signature(s)) < 0)
+		return r;
+	if ((r = taint_forced(s)) < 0)
+		return r;
+	if (!tg_module_has(m, "retpoline") && s->k && is_yes(s->k->retpoline))
+		tg_verdict_add_note(s->v, "not compiled with retpoline: the kernel warns "
+				    "(\"loading module not compiled with retpoline compiler\"), no taint");
+	return 0;
+}
+
+/* ---------------------------------------- step 8: exports without CRCs */
+
+static int check_export_crcs(struct state *s)
+{
+	if (!s->m->n_exports || s->m->exports_have_crcs || !s->k || !is_yes(s->k->modversions))
+		return 0;
+	return force_load(s, STEP_EXPORT_CRCS, "exports-without-crc",
+			  "the module exports symbols without versions (no __kcrctab)");
+}
+
+/* ---------------------------------------- step 9: module: namespaces (6.16+) */
+
+static int check_import_ns_prefix(struct state *s)
+{
+	if (s->kv && s->kv < TG_KVER(6, 16, 0))
+		return 0;
+	for (size_t i = 0; i < s->m->n_modinfo; i++) {
+		const struct tg_modinfo *e = &s->m->modinfo[i];
+
+		if (!strcmp(e->key, "import_ns") && !strncmp(e->value, "module:", 7))
+			return tg_verdict_add_refusal(s->v, STEP_SETUP_MODINFO, -EPERM, "module-namespace-import",
+				NULL, "module tries to import module namespace: %s", e->value);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------- step 10: symbol resolution */
+
+static bool imports_ns(const struct tg_module *m, const char *ns)
+{
+	for (size_t i = 0; i < m->n_modinfo; i++)
+		if (!strcmp(m->modinfo[i].key, "import_ns") && !strcmp(m->modinfo[i].value, ns))
+			return true;
+	return false;
+}
+
+/* 6.16+ "module:" namespaces: comma list with tail-'*' globs, '-' == '_'. */
+static bool module_ns_allows(const char *ns, const char *name)
+{
+	const char *p;
+
+	if (strncmp(ns, "module:", 7))
+		return false;
+	for (p = ns + 7; *p;) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < len; i++) {
+			char a = p[i] == '-' ? '_' : p[i];
+			char b = name[i] == '-' ? '_' : name[i];
+
+			if (a == '*' && i + 1 == len)
+				return true;
+			if (a != b || !b)
+				break;
+		}
+		if (i == len && name[len] == '\0')
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* Refusal of this code+errno, created on first use; symbols appended. */
+static int refuse_symbol(struct state *s, const char *code, int err, const char *sym,
+			 const char *remedy, const char *what)
+{
+	struct tg_refusal *r = tg_verdict_find_refusal(s->v, code);
+	int ret;
+
+	if (!r) {
+		ret = tg_verdict_add_refusal(s->v, STEP_SYMBOLS, err, code, remedy, "%s", what);
+		if (ret < 0)
+			return ret;
+		r = &s->v->refusals[s->v->n_refusals - 1];
+	}
+	s->v->err = err;	/* simplify_symbols() returns the last failure */
+	return tg_refusal_add_symbol(r, sym);
+}
+
+static int deny_gpl(struct state *s, const char *sym)
+{
+	char *what;
+	int r;
+
+	if (s->v->forced_taint && tg_policy_forced_taint(s->p, s->kv, s->name))
+		what = tg_asprintf("GPL-only symbols denied: %s is on the kernel's forced-taint list, "
+				   "so the kernel refuses it GPL-only symbols (\"Unknown symbol\")", s->name);
+	else
+		what = tg_asprintf("GPL-only symbols denied to a module that is not GPL-compatible "
+				   "(the kernel reports \"Unknown symbol\")");
+	if (!what)
+		return -ENOMEM;
+	r = refuse_symbol(s, "gpl-only-denied", -ENOENT, sym,
+			  "declare a GPL-compatible license only if the code really is GPL, "
+			  "or stop using GPL-only symbols", what);
+	free(what);
+	return r;
+}
+
+/* One undefined symbol, as resolve_symbol() + check_version() + namespace check. */
+static int resolve_one(struct state *s, const struct tg_import *imp, bool *using_gpl)
+{
+	struct tg_resolved rs = { 0 };
+	bool known = s->ctx->resolve(s->ctx->data, imp->name, &rs);
+	bool gplok = !(s->mod_taint & TG_TAINT_BIT(TG_TAINT_PROPRIETARY));
+	uint32_t mycrc;
+
+	if (imp->common)
+		return refuse_symbol(s, "common-symbol", -ENOEXEC, imp->name, "compile with -fno-common",
+				     "common (uninitialised global) symbols are not allowed in modules");
+	if (!strcmp(imp->name, "_GLOBAL_OFFSET_TABLE_") && (!s->m->arch || !strcmp(s->m->arch, "x86_64")))
+		return 0;
+	if (!known) {
+		s->v->gpl_only_known = false;
+		s->v->incomplete = true;
+		return 0;
+	}
+	if (rs.found && !rs.owner_loads)
+		rs.found = false;
+	if (rs.found && rs.gpl_only && !gplok) {
+		if (imp->weak)
+			return 0;
+		tg_verdict_add_gpl_import(s->v, imp->name);
+		return deny_gpl(s, imp->name);
+	}
+	if (!rs.found)
+		return imp->weak ? 0 : refuse_symbol(s, "unknown-symbol", -ENOENT, imp->name,
+			"install or load the module that provides it, or rebuild against the target kernel",
+			"unknown symbols: neither the kernel nor another module of the set exports them");
+	if (rs.gpl_only) {
+		*using_gpl = true;
+		tg_verdict_add_gpl_import(s->v, imp->name);
+	}
+	/* 5.9+ inherit_taint(): the "GPL condom" rule. */
+	if (rs.owner_proprietary && (!s->kv || s->kv >= TG_KVER(5, 9, 0))) {
+		if (*using_gpl) {
+			char *what = tg_asprintf("module using GPL-only symbols uses symbols from proprietary "
+						 "module %s (the kernel refuses this since 5.9)", rs.owner);
+			int r = what ? refuse_symbol(s, "proprietary-symbol-conflict", -ENOENT, imp->name,
+						     NULL, what) : -ENOMEM;
+			free(what);
+			return r;
+		}
+		if (!(s->mod_taint & TG_TAINT_BIT(TG_TAINT_PROPRIETARY))) {
+			s->mod_taint |= TG_TAINT_BIT(TG_TAINT_PROPRIETARY);
+			tg_verdict_add_flag(s->v, 'P', true, NULL,
+				"uses symbol %s from proprietary module %s and inherits its taint "
+				"(module only; GPL-only symbols are then denied)", imp->name, rs.owner);
+		}
+	}
+	if (s->k && is_yes(s->k->modversions) && rs.has_crc && rs.crc &&
+	    s->m->versions_kind != TG_VERS_NONE && tg_module_version_crc(s->m, imp->name, &mycrc) &&
+	    mycrc != rs.crc)
+		return refuse_symbol(s, "crc-mismatch", -EINVAL, imp->name,
+				     "rebuild the module against the target kernel's headers",
+				     "disagrees about version of symbols (CRC mismatch: built against another kernel)");
+	if (rs.ns && *rs.ns && !module_ns_allows(rs.ns, s->name) && !imports_ns(s->m, rs.ns)) {
+		char *what;
+		int r;
+
+		if (s->k && is_yes(s->k->allow_missing_ns))
+			return tg_verdict_add_note(s->v, "uses %s from namespace %s without importing it "
+						   "(allowed by CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS)",
+						   imp->name, rs.ns);
+		what = tg_asprintf("uses symbols from a namespace it does not import (%s)", rs.ns);
+		r = what ? refuse_symbol(s, "namespace-not-imported", -EINVAL, imp->name,
+					 "add MODULE_IMPORT_NS() for the namespace", what) : -ENOMEM;
+		free(what);
+		return r;
+	}
+	return 0;
+}
+
+static int resolve_symbols(struct state *s)
+{
+	bool using_gpl = false;
+	int r;
+
+	s->v->gpl_only_known = true;
+	for (size_t i = 0; i < s->m->n_imports; i++)
+		if ((r = resolve_one(s, &s->m->imports[i], &using_gpl)) < 0)
+			return r;
+	if (!s->v->gpl_only_known)
+		tg_verdict_add_note(s->v, "no symbol table (Module.symvers) for the target kernel: "
+				    "GPL-only imports, unknown symbols and CRCs: unknown");
+	return 0;
+}
+
+/* ------------------------------------------------ step 11: duplicate exports */
+
+static int check_duplicates(struct state *s)
+{
+	const char *owner = NULL;
+
+	if (!s->ctx->duplicate)
+		return 0;
+	for (size_t i = 0; i < s->m->n_exports; i++) {
+		const char *sym = s->m->exports[i].name;
+		struct tg_refusal *r;
+
+		if (!s->ctx->duplicate(s->ctx->data, sym, &owner))
+			continue;
+		r = tg_verdict_find_refusal(s->v, "duplicate-export");
+		if (!r) {
+			if (tg_verdict_add_refusal(s->v, STEP_DUPLICATES, -ENOEXEC, "duplicate-export", NULL,
+						   "exports symbols that %s already exports", owner) < 0)
+				return -ENOMEM;
+			r = &s->v->refusals[s->v->n_refusals - 1];
+		}
+		if (tg_refusal_add_symbol(r, sym) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static int first_refusal_step(const struct tg_verdict *v)
+{
+	int step = 1000;
+
+	for (size_t i = 0; i < v->n_refusals; i++)
+		if (v->refusals[i].step < step)
+			step = v->refusals[i].step;
+	return step;
+}
+
+static void settle_taints(struct state *s)
+{
+	int stop = first_refusal_step(s->v);
+
+	for (size_t i = 0; i < s->n_ev; i++)
+		if (s->ev[i].step < stop && s->ev[i].global)
+			s->v->taint_kernel |= TG_TAINT_BIT(s->ev[i].bit);
+	s->v->loads = s->v->n_refusals == 0;
+	s->v->taint_module = s->v->loads ? s->mod_taint : 0;
+	if (!s->v->loads && s->v->err == 0)
+		s->v->err = s->v->refusals[0].err;
+	for (size_t i = 0; i < s->v->n_refusals; i++)
+		if (s->v->refusals[i].step == stop && s->v->refusals[i].step != STEP_SYMBOLS) {
+			s->v->err = s->v->refusals[i].err;
+			break;
+		}
+}
+
+static int fill_identity(struct tg_verdict *v, const char *path, const struct tg_module *m,
+			 const struct tg_kernel *k)
+{
+	v->path = tg_strdup0(path ? path : m->label);
+	v->module = tg_strdup0(m->name ? m->name : m->file_modname);
+	v->file_module = tg_strdup0(m->file_modname);
+	v->license = tg_strdup0(tg_module_get(m, "license"));
+	v->vermagic = tg_strdup0(tg_module_get(m, "vermagic"));
+	v->depends = tg_strdup0(tg_module_get(m, "depends"));
+	v->arch = tg_strdup0(m->arch);
+	v->compression = tg_strdup0(tg_compression_name(m->compression));
+	v->kernel = tg_strdup0(k ? k->release : NULL);
+	v->signed_ = m->sig.present;
+	v->signer = tg_strdup0(m->sig.signer);
+	v->key_id = tg_strdup0(m->sig.key_id);
+	return (path || m->label) && !v->path ? -ENOMEM : 0;
+}
+
+static void identity_notes(struct state *s)
+{
+	const struct tg_module *m = s->m;
+	const char *named = tg_module_get(m, "name");
+
+	if (!m->name)
+		tg_verdict_add_note(s->v, "no struct module name found; using the file name");
+	if (m->name && m->file_modname && strcmp(m->name, m->file_modname))
+		tg_verdict_add_note(s->v, "file name says '%s' but the kernel will see the module as '%s'",
+				    m->file_modname, m->name);
+	if (m->name && named && strcmp(m->name, named))
+		tg_verdict_add_note(s->v, ".modinfo says name=%s but struct module says '%s' (the kernel uses the latter)",
+				    named, m->name);
+	for (size_t i = 0; i < m->n_modinfo; i++)
+		if (m->modinfo[i].trailing && !strcmp(m->modinfo[i].key, "license"))
+			tg_verdict_add_note(s->v, "license '%s' is followed by hidden text '%s' that the kernel "
+					    "ignores (the driverloader \"GPL\\0...\" trick)",
+					    m->modinfo[i].value, m->modinfo[i].trailing);
+	if (!s->k || !s->k->release)
+		tg_verdict_add_note(s->v, "target kernel unknown: judged by the newest kernel's rules");
+}
+
+int tg_predict_module(const char *path, const struct tg_module *m,
+		      const struct tg_kernel *k, const struct tg_policy *p,
+		      const struct tg_predict_ctx *ctx, struct tg_verdict *v)
+{
+	struct state s = { .m = m, .k = k, .p = p, .ctx = ctx, .v = v };
+	int (*const steps[])(struct state *) = {
+		check_signature, check_elf, check_modstruct, check_vermagic,
+	};
+	int (*const late[])(struct state *) = {
+		apply_taints, check_export_crcs, check_import_ns_prefix,
+		resolve_symbols, check_duplicates,
+	};
+	int r;
+
+	s.kv = k ? k->version : 0;
+	s.name = m->name ? m->name : (m->file_modname ? m->file_modname : "");
+	if ((r = fill_identity(v, path, m, k)) < 0)
+		return r;
+	if (!k || !k->release || !k->vermagic)
+		v->incomplete = true;
+	identity_notes(&s);
+	/* Steps 1-5 stop the load before any taint of step 7 is applied. */
+	for (size_t i = 0; i < TG_ARRAY_SIZE(steps); i++) {
+		if ((r = steps[i](&s)) < 0)
+			return r;
+		if (v->n_refusals)
+			goto out;
+	}
+	for (size_t i = 0; i < TG_ARRAY_SIZE(late); i++)
+		if ((r = late[i](&s)) < 0)
+			return r;
+out:
+	settle_taints(&s);
+	return 0;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sets of modules judged together.
+ *
+ * modprobe loads a module's providers first, so when a set is checked its
+ * members' exports are visible to each other, with the provider's own state:
+ * a refused provider exports nothing, a proprietary one passes its taint on
+ * (5.9+).  Those states depend on each other, so predictions are repeated
+ * until nothing changes (bounded: each round can only flip a provider from
+ * loading to refused or from clean to proprietary).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "predict.h"
+
+struct member {
+	char *path;
+	char *package;
+	char *error;
+	const struct tg_module *m;
+	const struct tg_kernel *k;
+	bool loads;		/* from the previous round */
+	bool proprietary;	/* module P bit from the previous round */
+};
+
+struct set_export {		/* one export of one member, sorted by name */
+	const char *name;
+	size_t member;
+	size_t index;
+};
+
+struct tg_set {
+	struct member *mem;
+	size_t n, cap;
+	struct set_export *exp;
+	size_t n_exp;
+};
+
+struct resolve_ctx {
+	struct tg_set *s;
+	size_t self;
+};
+
+struct tg_set *tg_set_new(void)
+{
+	return calloc(1, sizeof(struct tg_set));
+}
+
+void tg_set_free(struct tg_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->mem[i].path);
+		free(s->mem[i].package);
+		free(s->mem[i].error);
+	}
+	free(s->mem);
+	free(s->exp);
+	free(s);
+}
+
+size_t tg_set_count(const struct tg_set *s)
+{
+	return s ? s->n : 0;
+}
+
+int tg_set_add(struct tg_set *s, const char *path, const struct tg_module *m,
+	       const struct tg_kernel *k, const char *package, const char *error)
+{
+	struct member *e;
+
+	if (!m && !error)
+		return -EINVAL;
+	if (tg_grow(&s->mem, &s->cap, s->n, sizeof(*s->mem)) < 0)
+		return -ENOMEM;
+	e = &s->mem[s->n];
+	memset(e, 0, sizeof(*e));
+	e->path = tg_strdup0(path);
+	e->package = tg_strdup0(package);
+	e->error = tg_strdup0(error);
+	e->m = m;
+	e->k = k;
+	e->loads = m != NULL;
+	if ((path && !e->path) || (package && !e->package) || (error && !e->error)) {
+		free(e->path);
+		free(e->package);
+		free(e->error);
+		return -ENOMEM;
+	}
+	s->n++;
+	return 0;
+}
+
+static int cmp_export(const void *a, const void *b)
+{
+	const struct set_export *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->member < y->member ? -1 : x->member > y->member;
+}
+
+static int build_index(struct tg_set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->mem[i].m)
+			n += s->mem[i].m->n_exports;
+	free(s->exp);
+	s->exp = n ? calloc(n, sizeof(*s->exp)) : NULL;
+	if (n && !s->exp)
+		return -ENOMEM;
+	s->n_exp = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; s->mem[i].m && j < s->mem[i].m->n_exports; j++)
+			s->exp[s->n_exp++] = (struct set_export){ s->mem[i].m->exports[j].name, i, j };
+	if (s->n_exp)
+		qsort(s->exp, s->n_exp, sizeof(*s->exp), cmp_export);
+	return 0;
+}
+
+static bool same_kernel(const struct tg_kernel *a, const struct tg_kernel *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || !a->release || !b->release)
+		return false;
+	return strcmp(a->release, b->release) == 0;
+}
+
+/* First member (other than @self, same kernel) exporting @sym, or -1. */
+static long find_member_export(const struct tg_set *s, size_t self, const char *sym, size_t *index)
+{
+	size_t lo = 0, hi = s->n_exp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->exp[mid].name, sym) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
+		const struct set_export *e = &s->exp[lo];
+
+		if (e->member != self && same_kernel(s->mem[e->member].k, s->mem[self].k)) {
+			*index = e->index;
+			return (long)e->member;
+		}
+	}
+	return -1;
+}
+
+static void from_ksym(const struct tg_ksym *ks, struct tg_resolved *r)
+{
+	const char *slash = strrchr(ks->owner, '/');
+
+	r->found = true;
+	r->gpl_only = tg_export_type_is_gpl(ks->type);
+	r->has_crc = true;
+	r->crc = ks->crc;
+	r->ns = ks->ns;
+	r->owner = slash ? slash + 1 : ks->owner;
+	/* In-tree providers carry GPL-compatible licenses (none in Debian 6.1 do not). */
+	r->owner_proprietary = false;
+	r->owner_loads = true;
+}
+
+/*
+ * find_symbol() order: vmlinux first, then loaded modules.  Set members
+ * stand for the loaded modules; the kernel's own modules come after them.
+ */
+static bool resolve(void *data, const char *sym, struct tg_resolved *r)
+{
+	struct resolve_ctx *c = data;
+	const struct member *self = &c->s->mem[c->self];
+	const struct tg_symvers *sv = self->k ? self->k->symvers : NULL;
+	const struct tg_ksym *ks = sv ? tg_symvers_lookup(sv, sym) : NULL;
+	size_t idx;
+	long who;
+
+	memset(r, 0, sizeof(*r));
+	if (ks && !strcmp(ks->owner, "vmlinux")) {
+		from_ksym(ks, r);
+		return true;
+	}
+	who = find_member_export(c->s, c->self, sym, &idx);
+	if (who >= 0) {
+		const struct member *p = &c->s->mem[who];
+		const struct tg_export *x = &p->m->exports[idx];
+
+		r->found = true;
+		r->gpl_only = x->gpl_only;
+		r->has_crc = x->has_crc;
+		r->crc = x->crc;
+		r->ns = x->ns;
+		r->owner = p->m->name ? p->m->name : p->m->file_modname;
+		r->owner_proprietary = p->proprietary;
+		r->owner_loads = p->loads;
+		return true;
+	}
+	if (ks) {
+		from_ksym(ks, r);
+		return true;
+	}
+	return sv != NULL;
+}
+
+/* The kernel's own exports owned by someone else, or another member's. */
+static bool duplicate(void *data, const char *sym, const char **owner)
+{
+	struct resolve_ctx *c = data;
+	const struct member *self = &c->s->mem[c->self];
+	const struct tg_symvers *sv = self->k ? self->k->symvers : NULL;
+	const struct tg_ksym *ks = sv ? tg_symvers_lookup(sv, sym) : NULL;
+	const char *me = self->m->name ? self->m->name : "";
+	const char *base;
+
+	if (!ks)
+		return false;
+	base = strrchr(ks->owner, '/');
+	base = base ? base + 1 : ks->owner;
+	/* Module.symvers names the owner by path; '-' in file names is '_' in module names. */
+	for (size_t i = 0;; i++) {
+		char a = base[i] == '-' ? '_' : base[i];
+
+		if (a != me[i])
+			break;
+		if (!a)
+			return false;
+	}
+	*owner = ks->owner;
+	return true;
+}
+
+static int predict_member(struct tg_set *s, size_t i, const struct tg_policy *p,
+			  struct tg_verdict *v)
+{
+	struct resolve_ctx rc = { s, i };
+	struct tg_predict_ctx ctx = { resolve, duplicate, &rc };
+	const struct member *e = &s->mem[i];
+
+	memset(v, 0, sizeof(*v));
+	if (!e->m) {
+		v->path = tg_strdup0(e->path);
+		v->error = tg_strdup0(e->error);
+		v->kernel = tg_strdup0(e->k ? e->k->release : NULL);
+		v->incomplete = true;
+		return 0;
+	}
+	return tg_predict_module(e->path, e->m, e->k, p, &ctx, v);
+}
+
+/* One round; returns 1 if any member's load/proprietary state changed. */
+static int round_once(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+{
+	int changed = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		int r;
+
+		tg_verdict_free_contents(&out[i]);
+		r = predict_member(s, i, p, &out[i]);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		bool loads = s->mem[i].m && out[i].loads;
+		/* taint_module is empty for a refused module: it exports nothing. */
+		bool prop = (out[i].taint_module & TG_TAINT_BIT(TG_TAINT_PROPRIETARY)) != 0;
+
+		if (loads != s->mem[i].loads || prop != s->mem[i].proprietary)
+			changed = 1;
+		s->mem[i].loads = loads;
+		s->mem[i].proprietary = prop;
+	}
+	return changed;
+}
+
+int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+{
+	int r;
+
+	memset(out, 0, s->n * sizeof(*out));
+	if ((r = build_index(s)) < 0)
+		return r;
+	for (size_t i = 0; i < s->n; i++) {
+		s->mem[i].loads = s->mem[i].m != NULL;
+		s->mem[i].proprietary = false;
+	}
+	/* Each round can only make more providers refused or proprietary. */
+	for (size_t round = 0; round <= s->n + 1; round++) {
+		r = round_once(s, p, out);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->mem[i].package && !out[i].package)
+			out[i].package = strdup(s->mem[i].package);
+		r = tg_verdict_decide(&out[i], p, s->mem[i].k);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,
+	       const struct tg_policy *p, struct tg_verdict *out)
+{
+	struct tg_set *s = tg_set_new();
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = tg_set_add(s, path, m, k, NULL, NULL);
+	if (r == 0)
+		r = tg_set_predict(s, p, out);
+	tg_set_free(s);
+	return r;
+}

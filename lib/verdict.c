@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Building and releasing struct tg_verdict; taint letters. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict.h"
+
+/* include/linux/panic.h + kernel/panic.c taint_flags[]: bit -> letter. */
+static const char taint_letters[] = "PFSRMBUDAWCIOELKXTNJ";
+
+char *tg_taint_string(unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (unsigned b = 0; b < sizeof(taint_letters) - 1 && n + 1 < len; b++)
+		if (mask & TG_TAINT_BIT(b))
+			buf[n++] = taint_letters[b];
+	if (len)
+		buf[n < len ? n : len - 1] = '\0';
+	return buf;
+}
+
+int tg_taint_bit_from_letter(char c)
+{
+	const char *p = c ? strchr(taint_letters, c) : NULL;
+
+	return p ? (int)(p - taint_letters) : -1;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+int tg_verdict_add_refusal(struct tg_verdict *v, int step, int err, const char *code,
+			   const char *remedy, const char *fmt, ...)
+{
+	size_t cap = v->n_refusals;	/* exact-size growth: refusals are few */
+	struct tg_refusal *r, *nr;
+	va_list ap;
+
+	nr = realloc(v->refusals, (cap + 1) * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	v->refusals = nr;
+	r = &nr[v->n_refusals];
+	memset(r, 0, sizeof(*r));
+	r->step = step;
+	r->err = err;
+	r->code = strdup(code);
+	r->remedy = tg_strdup0(remedy);
+	va_start(ap, fmt);
+	r->reason = vformat(fmt, ap);
+	va_end(ap);
+	v->n_refusals++;
+	if (!r->code || !r->reason || (remedy && !r->remedy))
+		return -ENOMEM;
+	return 0;
+}
+
+int tg_refusal_add_symbol(struct tg_refusal *r, const char *sym)
+{
+	char **nv = realloc(r->symbols, (r->n_symbols + 1) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	r->symbols = nv;
+	nv[r->n_symbols] = strdup(sym);
+	if (!nv[r->n_symbols])
+		return -ENOMEM;
+	r->n_symbols++;
+	return 0;
+}
+
+struct tg_refusal *tg_verdict_find_refusal(struct tg_verdict *v, const char *code)
+{
+	for (size_t i = 0; i < v->n_refusals; i++)
+		if (!strcmp(v->refusals[i].code, code))
+			return &v->refusals[i];
+	return NULL;
+}
+
+int tg_verdict_add_flag(struct tg_verdict *v, char letter, bool module,
+			const char *remedy, const char *fmt, ...)
+{
+	struct tg_flag *nf = realloc(v->flags, (v->n_flags + 1) * sizeof(*nf));
+	struct tg_flag *f;
+	va_list ap;
+
+	if (!nf)
+		return -ENOMEM;
+	v->flags = nf;
+	f = &nf[v->n_flags++];
+	memset(f, 0, sizeof(*f));
+	f->letter = letter;
+	f->module = module;
+	f->remedy = tg_strdup0(remedy);
+	va_start(ap, fmt);
+	f->reason = vformat(fmt, ap);
+	va_end(ap);
+	return f->reason ? 0 : -ENOMEM;
+}
+
+static int push_vstr(char ***arr, size_t *n, const char *fmt, va_list ap)
+{
+	char **nv = realloc(*arr, (*n + 1) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*arr = nv;
+	nv[*n] = vformat(fmt, ap);
+	if (!nv[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int tg_verdict_add_note(struct tg_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = push_vstr(&v->notes, &v->n_notes, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int tg_verdict_add_reason(struct tg_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = push_vstr(&v->reasons, &v->n_reasons, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int tg_verdict_add_gpl_import(struct tg_verdict *v, const char *sym)
+{
+	char **nv = realloc(v->gpl_only_imports, (v->n_gpl_only_imports + 1) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	v->gpl_only_imports = nv;
+	nv[v->n_gpl_only_imports] = strdup(sym);
+	if (!nv[v->n_gpl_only_imports])
+		return -ENOMEM;
+	v->n_gpl_only_imports++;
+	return 0;
+}
+
+void tg_verdict_free_contents(struct tg_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->path);
+	free(v->module);
+	free(v->license);
+	free(v->kernel);
+	free(v->package);
+	free(v->file_module);
+	free(v->vermagic);
+	free(v->depends);
+	free(v->arch);
+	free(v->compression);
+	free(v->signer);
+	free(v->key_id);
+	free(v->error);
+	for (size_t i = 0; i < v->n_refusals; i++) {
+		free(v->refusals[i].code);
+		free(v->refusals[i].reason);
+		free(v->refusals[i].remedy);
+		tg_strv_free_array(v->refusals[i].symbols, v->refusals[i].n_symbols);
+	}
+	free(v->refusals);
+	for (size_t i = 0; i < v->n_flags; i++) {
+		free(v->flags[i].reason);
+		free(v->flags[i].remedy);
+	}
+	free(v->flags);
+	tg_strv_free_array(v->gpl_only_imports, v->n_gpl_only_imports);
+	tg_strv_free_array(v->notes, v->n_notes);
+	free(v->rule);
+	free(v->justification);
+	tg_strv_free_array(v->reasons, v->n_reasons);
+	memset(v, 0, sizeof(*v));
+}

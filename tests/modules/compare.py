@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Compare `taintguard check --format json` with tests/modules/cases.tsv.
+
+cases.tsv holds what the real kernel does with each test module (verified in
+kernel-semantics.md §10 and again by tests/kernel under QEMU).  Each case is
+checked with its preloads in the same set, as modprobe would load them, plus
+the exit code the command promises for the action.
+"""
+import json
+import subprocess
+import sys
+
+tg, out, cases_path, kver = sys.argv[1:5]
+EXIT = {"allow": 0, "mark": 1, "deny": 2}
+passed = failed = 0
+
+
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok - " + what)
+    else:
+        failed += 1
+        print("not ok - %s%s" % (what, ("\n#   " + detail) if detail else ""))
+
+
+def read_cases(path):
+    with open(path) as f:
+        lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
+    head = lines[0].split("\t")
+    return [dict(zip(head, l.split("\t"))) for l in lines[1:]]
+
+
+def letters(s):
+    return "" if s in ("-", "none", "") else s
+
+
+for c in read_cases(cases_path):
+    files = [out + "/" + p for p in c["preload"].split(",") if p not in ("-", "")]
+    target = out + "/" + c["file"]
+    cmd = [tg, "check", "--kernel", kver, "--format", "json"] + files + [target]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        vs = json.loads(res.stdout)
+        v = [x for x in vs if x["path"] == target][0]
+    except Exception as e:  # noqa: BLE001 - report any failure as a test failure
+        report(False, c["case"], "no verdict (%s): rc=%d stderr=%s" % (e, res.returncode, res.stderr.strip()))
+        continue
+    problems = []
+    want_loads = c["loads"] == "yes"
+    if v["loads"] != want_loads:
+        problems.append("loads %s, kernel %s" % (v["loads"], want_loads))
+    if want_loads and letters(v["module_taint"]) != letters(c["module_taint"]):
+        problems.append("module taint %r, kernel %r" % (v["module_taint"], c["module_taint"]))
+    if letters(v["taint"]) != letters(c["kernel_taint"]):
+        problems.append("kernel taint %r, kernel %r" % (v["taint"], c["kernel_taint"]))
+    codes = [r["code"] for r in v["refusal"]]
+    if c["refusal"] != "-" and (not codes or codes[0] != c["refusal"]):
+        problems.append("refusal %r, expected %r" % (codes, c["refusal"]))
+    if c["refusal"] == "-" and codes:
+        problems.append("unexpected refusal %r" % codes)
+    if c.get("refusal_errno", "-") != "-" and str(v["errno"]) != c["refusal_errno"]:
+        problems.append("errno %s, kernel %s" % (v["errno"], c["refusal_errno"]))
+    sym = c.get("refusal_symbol", "-")
+    if sym != "-" and not any(sym in r["symbols"] for r in v["refusal"]):
+        problems.append("refusal does not name %s" % sym)
+    if v["action"] != c["action"]:
+        problems.append("action %s, expected %s" % (v["action"], c["action"]))
+    if not files and res.returncode != EXIT[c["action"]]:
+        problems.append("exit code %d for action %s" % (res.returncode, c["action"]))
+    if v["module"] and c["case"] == "renamed" and v["module"] == v["file_module"]:
+        problems.append("renamed file not detected")
+    report(not problems, c["case"], "; ".join(problems))
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,75 @@
+#!/bin/bash
+# Runs taintguard's test suites and prints one summary line per suite and a
+# total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
+# Suites: unit modules crosscheck rpm dkms kernel sanitize (default: all).
+set -u
+cd "$(dirname "$0")/.."
+B=${B:-build}
+export B
+ALL="unit modules crosscheck rpm dkms kernel sanitize"
+SUITES=${*:-$ALL}
+total_pass=0
+total_fail=0
+failed_suites=""
+LOGDIR=tests/out/logs
+mkdir -p "$LOGDIR"
+
+# Each suite prints "ok"/"not ok" lines and a last line "N passed, N failed".
+run_suite() {
+	local name=$1; shift
+	local log=$LOGDIR/$name.log
+	echo "=== $name"
+	"$@" 2>&1 | tee "$log"
+	local rc=${PIPESTATUS[0]}
+	local line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		p=${line%% passed*}
+		f=${line#*passed, }; f=${f%% failed*}
+	else
+		p=0; f=1
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	[ "$f" -eq 0 ] || failed_suites="$failed_suites $name"
+}
+
+suite_unit() {
+	local pass=0 fail=0 t
+	for t in "$B"/tests/test_*; do
+		[ -x "$t" ] || continue
+		if "$t"; then pass=$((pass + 1)); echo "ok - $(basename "$t")"
+		else fail=$((fail + 1)); echo "not ok - $(basename "$t")"; fi
+	done
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+suite_build_san() {
+	if make -s SANITIZE=1 all unit; then echo "ok - ASan+UBSan build"; echo "1 passed, 0 failed"
+	else echo "not ok - ASan+UBSan build"; echo "0 passed, 1 failed"; return 1; fi
+}
+
+for s in $SUITES; do
+	case $s in
+	unit) run_suite unit suite_unit ;;
+	modules) run_suite modules tests/modules/check.sh ;;
+	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
+	rpm) run_suite rpm tests/rpm/run.sh ;;
+	dkms) run_suite dkms tests/dkms/run.sh ;;
+	kernel) run_suite kernel tests/kernel/run.sh ;;
+	sanitize)
+		# The same unit and module suites, rebuilt with ASan+UBSan.
+		run_suite sanitize-build suite_build_san
+		B=build-san; export B
+		run_suite sanitize-unit suite_unit
+		run_suite sanitize-modules tests/modules/check.sh
+		B=build; export B ;;
+	*) echo "unknown suite $s" >&2; exit 2 ;;
+	esac
+done
+echo "=== summary"
+[ -z "$failed_suites" ] || echo "failed suites:$failed_suites"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
