@@ -602,7 +602,7 @@ static bool is_hex(char ch)
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
 }
 
-/* "AA:BB:...": the form modinfo prints as sig_key. */
+/* "AA:BB:...": the form modinfo prints as sig_key (case is kept as written). */
 static bool key_id_valid(const char *s)
 {
 	for (;;) {
@@ -623,9 +623,10 @@ static int parse_keys(struct ctx *c, const struct tg_ynode *v)
 	for (size_t i = 0; r == 0 && i < v->n; i++) {
 		const char *s = v->kids[i]->str, *slash = strrchr(s, '/');
 
-		if (!slash || slash == s || !key_id_valid(slash + 1))
+		/* "SIGNER/KEYID", or a bare KEYID (any signer) */
+		if (slash == s || !key_id_valid(slash ? slash + 1 : s))
 			r = fail_at(c, v->kids[i],
-				    "trusted key '%s' must be \"SIGNER/KEYID\" with KEYID as hex bytes \"AA:BB:...\"",
+				    "trusted key '%s' must be \"SIGNER/KEYID\" or \"KEYID\", KEYID as hex bytes \"AA:BB:...\"",
 				    s);
 	}
 	c->p->has_keys = true;

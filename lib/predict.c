@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "predict.h"
 
@@ -87,7 +88,7 @@ static bool key_trusted(const struct state *s)
 		ok = !strcmp(s->k->trusted_keys[i], id);
 	npk = s->p ? tg_policy_trusted_keys(s->p, &pk) : 0;
 	for (size_t i = 0; i < npk && !ok; i++)
-		ok = !strcmp(pk[i], id) || !strcmp(pk[i], sig->key_id);
+		ok = !strcasecmp(pk[i], id) || !strcasecmp(pk[i], sig->key_id);
 	free(id);
 	return ok;
 }
