@@ -115,7 +115,28 @@ check-kernel: all
 deps:
 	.ci/deps.sh
 
+# The built-in example: our own test modules, judged against the installed kernel.
+EXAMPLE_MODULES = lve.ko notlve.ko ndiswrapper.ko propplain.ko gplok.ko gplimp.ko
+example: all
+	@tests/modules/build.sh tests/modules/out >/dev/null
+	@cd tests/modules/out && ../../../$(B)/taintguard check --policy ../../../policy/default.yaml \
+		propexp.ko $(EXAMPLE_MODULES); echo "(exit code $$?: 0 allow, 1 mark, 2 deny, 3 error)"
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
+	install -m 755 $(B)/libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so.0
+	ln -sf libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so
+	install -m 644 $(B)/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
+	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
+	install -m 644 policy/default.yaml $(DESTDIR)$(DATADIR)/taintguard/default.yaml
+	for m in man/*.1; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man1/; done; true
+	for m in man/*.5; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man5/; done; true
+	for m in man/*.8; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man8/; done; true
+
 clean:
 	rm -rf build build-san tests/modules/out
 
-.PHONY: all unit check check-unit check-kernel deps clean install
+.PHONY: all unit check check-unit check-kernel deps clean install example
