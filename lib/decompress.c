@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * In-memory decompression of modules and symbol tables (xz, zstd, gzip).
+ *
+ * Inputs come from untrusted packages, so the output is capped: a stream that
+ * would decode past the cap is a -EFBIG error, never a silently truncated
+ * image (a truncated module would read as "no imports", i.e. clean).
+ */
+#include <errno.h>
+#include <lzma.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "internal.h"
+
+/* liblzma's own memory use (dictionary) is capped separately from the output. */
+#define XZ_MEMLIMIT (256ull << 20)
+/* zstd: refuse frames that need a window above 2^27 (128 MiB) */
+#define ZSTD_WINDOWLOG_MAX 27
+
+const char *tg_compression_name(enum tg_compression c)
+{
+	switch (c) {
+	case TG_COMP_NONE: return "none";
+	case TG_COMP_XZ: return "xz";
+	case TG_COMP_ZSTD: return "zstd";
+	case TG_COMP_GZIP: return "gzip";
+	}
+	return "unknown";
+}
+
+enum tg_compression tg_compression_detect(const void *data, size_t len)
+{
+	static const unsigned char xz[] = { 0xFD, '7', 'z', 'X', 'Z', 0x00 };
+	static const unsigned char zst[] = { 0x28, 0xB5, 0x2F, 0xFD };
+	static const unsigned char gz[] = { 0x1F, 0x8B };
+	const unsigned char *p = data;
+
+	if (len >= sizeof(xz) && !memcmp(p, xz, sizeof(xz)))
+		return TG_COMP_XZ;
+	if (len >= sizeof(zst) && !memcmp(p, zst, sizeof(zst)))
+		return TG_COMP_ZSTD;
+	if (len >= sizeof(gz) && !memcmp(p, gz, sizeof(gz)))
+		return TG_COMP_GZIP;
+	return TG_COMP_NONE;
+}
+
+/* Output buffer that grows by doubling up to cap + 1 bytes (one byte past the cap proves overflow). */
+struct outbuf {
+	unsigned char *p;
+	size_t len, size;
+	uint64_t cap;
+};
+
+/* 0: room available; -EFBIG: the cap is reached; -ENOMEM. */
+static int outbuf_reserve(struct outbuf *o)
+{
+	uint64_t limit = o->cap + 1;
+	size_t nsize;
+	unsigned char *np;
+
+	if (o->len < o->size)
+		return 0;
+	if (o->size >= limit)
+		return -EFBIG;
+	nsize = o->size ? o->size * 2 : 64 * 1024;
+	if (nsize > limit || nsize < o->size)
+		nsize = (size_t)limit;
+	np = realloc(o->p, nsize + 1);	/* +1: callers may NUL-terminate */
+	if (!np)
+		return -ENOMEM;
+	o->p = np;
+	o->size = nsize;
+	return 0;
+}
+
+static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_ret ret;
+	int r = 0;
+
+	/* CONCATENATED: like xz(1), accept several streams and stream padding */
+	if (lzma_stream_decoder(&s, XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = inlen;
+	do {
+		if ((r = outbuf_reserve(o)) < 0)
+			break;
+		s.next_out = o->p + o->len;
+		s.avail_out = o->size - o->len;
+		ret = lzma_code(&s, s.avail_in ? LZMA_RUN : LZMA_FINISH);
+		o->len = o->size - s.avail_out;
+		if (ret == LZMA_MEMLIMIT_ERROR || ret == LZMA_MEM_ERROR)
+			r = -ENOMEM;
+		else if (ret != LZMA_OK && ret != LZMA_STREAM_END)
+			r = -EBADMSG;
+	} while (r == 0 && ret != LZMA_STREAM_END);
+	if (r == 0 && o->len > o->cap)
+		r = -EFBIG;
+	lzma_end(&s);
+	return r;
+}
+
+static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, inlen, 0 };
+	size_t ret = 1;
+	int r = 0;
+
+	if (!ds)
+		return -ENOMEM;
+	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	while (ib.pos < ib.size || ret != 0) {
+		ZSTD_outBuffer ob;
+
+		if ((r = outbuf_reserve(o)) < 0)
+			break;
+		ob = (ZSTD_outBuffer){ o->p, o->size, o->len };
+		ret = ZSTD_decompressStream(ds, &ob, &ib);
+		o->len = ob.pos;
+		if (ZSTD_isError(ret)) {
+			r = ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge ?
+				-ENOMEM : -EBADMSG;
+			break;
+		}
+		/* input exhausted mid-frame and no output progress possible: truncated */
+		if (ib.pos == ib.size && ret != 0 && ob.pos < ob.size) {
+			r = -EBADMSG;
+			break;
+		}
+	}
+	if (r == 0 && o->len > o->cap)
+		r = -EFBIG;
+	ZSTD_freeDStream(ds);
+	return r;
+}
+
+static int decode_gzip(const void *in, size_t inlen, struct outbuf *o)
+{
+	z_stream z;
+	int ret = Z_OK, r = 0;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: gzip wrapper only (zlib or raw deflate are not module formats) */
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	/* zlib counts in uInt; inputs are capped far below 4 GiB by the readers */
+	z.avail_in = inlen > UINT32_MAX ? UINT32_MAX : (uInt)inlen;
+	for (;;) {
+		if ((r = outbuf_reserve(o)) < 0)
+			break;
+		z.next_out = o->p + o->len;
+		z.avail_out = (uInt)(o->size - o->len);
+		ret = inflate(&z, Z_NO_FLUSH);
+		o->len = o->size - z.avail_out;
+		if (ret == Z_STREAM_END) {
+			/* gzip(1) concatenates members: continue with the next one */
+			if (z.avail_in == 0)
+				break;
+			if (inflateReset(&z) != Z_OK) {
+				r = -EBADMSG;
+				break;
+			}
+			continue;
+		}
+		if (ret == Z_MEM_ERROR) {
+			r = -ENOMEM;
+			break;
+		}
+		if (ret != Z_OK && !(ret == Z_BUF_ERROR && z.avail_out == 0)) {
+			r = -EBADMSG;	/* corrupt, or input ended mid-stream */
+			break;
+		}
+	}
+	if (r == 0 && o->len > o->cap)
+		r = -EFBIG;
+	inflateEnd(&z);
+	return r;
+}
+
+int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
+		  uint64_t cap, void **out, size_t *outlen, const char *label,
+		  struct tg_error *err)
+{
+	struct outbuf o = { .cap = cap };
+	int r;
+
+	*out = NULL;
+	*outlen = 0;
+	switch (kind) {
+	case TG_COMP_NONE:
+		if (inlen > cap)
+			return tg_fail(err, -EFBIG, "%s: %zu bytes exceed the size limit of %llu",
+				       label, inlen, (unsigned long long)cap);
+		o.p = malloc(inlen + 1);
+		if (!o.p)
+			return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+		memcpy(o.p, in, inlen);
+		o.len = inlen;
+		r = 0;
+		break;
+	case TG_COMP_XZ:
+		r = decode_xz(in, inlen, &o);
+		break;
+	case TG_COMP_ZSTD:
+		r = decode_zstd(in, inlen, &o);
+		break;
+	case TG_COMP_GZIP:
+		r = decode_gzip(in, inlen, &o);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	if (r < 0) {
+		free(o.p);
+		if (r == -EFBIG)
+			return tg_fail(err, r, "%s: %s data decompresses past the size limit of %llu bytes "
+				       "(decompression bomb?)", label, tg_compression_name(kind),
+				       (unsigned long long)cap);
+		if (r == -ENOMEM)
+			return tg_fail(err, r, "%s: %s data needs more memory than allowed to decompress",
+				       label, tg_compression_name(kind));
+		return tg_fail(err, r, "%s: corrupt or truncated %s data", label,
+			       tg_compression_name(kind));
+	}
+	o.p[o.len] = '\0';
+	*out = o.p;
+	*outlen = o.len;
+	return 0;
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Opening a kernel module: input (path, fd, memory), decompression, ELF
+ * structure, and the name the kernel compares.  .modinfo, symbols and the
+ * signature have their own files.
+ *
+ * The decompressed image is read once and released before returning: a
+ * tg_module holds only the facts, so an audit of thousands of modules keeps
+ * little memory.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "module_internal.h"
+
+/* offsetof(struct module, name): after enum state + list_head. */
+#define MODNAME_OFF_64 24
+#define MODNAME_OFF_32 12
+/* MODULE_NAME_LEN = 64 - sizeof(unsigned long) */
+#define MODNAME_LEN_64 56
+#define MODNAME_LEN_32 60
+
+/* ------------------------------------------------------------- ELF access */
+
+const unsigned char *tg_elf_section(const struct tg_elf *e, size_t idx, GElf_Shdr *sh,
+				    size_t *size)
+{
+	GElf_Shdr tmp;
+	Elf_Scn *scn = elf_getscn(e->elf, idx);
+
+	if (!sh)
+		sh = &tmp;
+	if (!scn || !gelf_getshdr(scn, sh))
+		return NULL;
+	if (sh->sh_type == SHT_NOBITS || !tg_in_bounds(e->len, sh->sh_offset, sh->sh_size))
+		return NULL;
+	if (size)
+		*size = sh->sh_size;
+	return e->img + sh->sh_offset;
+}
+
+const char *tg_elf_section_name(const struct tg_elf *e, size_t idx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(e->elf, idx);
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	/* elf_strptr checks the offset against the string table's bounds */
+	return elf_strptr(e->elf, e->shstrndx, sh.sh_name);
+}
+
+size_t tg_elf_find(const struct tg_elf *e, const char *name, bool need_alloc)
+{
+	for (size_t i = 1; i < e->shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e->elf, i);
+		const char *n;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (need_alloc && !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		n = elf_strptr(e->elf, e->shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return i;
+	}
+	return 0;
+}
+
+size_t tg_elf_count(const struct tg_elf *e, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 1; i < e->shnum; i++) {
+		const char *s = tg_elf_section_name(e, i);
+
+		n += s && !strcmp(s, name);
+	}
+	return n;
+}
+
+uint32_t tg_elf_u32(const struct tg_elf *e, const unsigned char *p)
+{
+	if (e->be)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+uint64_t tg_elf_u64(const struct tg_elf *e, const unsigned char *p)
+{
+	uint64_t hi = tg_elf_u32(e, e->be ? p : p + 4), lo = tg_elf_u32(e, e->be ? p + 4 : p);
+
+	return hi << 32 | lo;
+}
+
+int tg_elf_problem(struct tg_elf *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	r = tg_strv_push(&e->problems, s);
+	free(s);
+	return r;
+}
+
+/* ---------------------------------------------------------- identification */
+
+static const char *arch_name(unsigned machine, bool is64, bool be)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86_64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return be ? "aarch64_be" : "aarch64";
+	case EM_ARM: return "arm";
+	case EM_PPC64: return be ? "ppc64" : "ppc64le";
+	case EM_PPC: return "ppc";
+	case EM_S390: return is64 ? "s390x" : "s390";
+	case EM_RISCV: return is64 ? "riscv64" : "riscv32";
+	case EM_MIPS: return is64 ? "mips64" : "mips";
+	case EM_LOONGARCH: return "loongarch64";
+	case EM_SPARCV9: return "sparc64";
+	}
+	return "unknown";
+}
+
+/* "/x/lve-foo.ko.xz" -> "lve_foo", as kmod derives a module name from a file name. */
+static char *modname_from_label(const char *label)
+{
+	const char *base, *ko;
+	char *s;
+
+	if (!label)
+		return NULL;
+	base = strrchr(label, '/');
+	base = base ? base + 1 : label;
+	ko = strstr(base, ".ko");
+	/* accept ".ko" only as the last suffix or before a compression suffix */
+	while (ko && ko[3] != '\0' && ko[3] != '.')
+		ko = strstr(ko + 1, ".ko");
+	if (!ko || ko == base)
+		return NULL;
+	s = strndup(base, (size_t)(ko - base));
+	for (char *p = s; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return s;
+}
+
+/* ------------------------------------------------------------ ELF structure */
+
+static int read_header(struct tg_elf *e, GElf_Ehdr *eh)
+{
+	struct tg_module *m = e->m;
+	size_t shentsize;
+
+	if (e->len < EI_NIDENT || memcmp(e->img, ELFMAG, SELFMAG))
+		return tg_fail(e->err, -ENOEXEC, "%s: not an ELF file (no ELF magic)", e->label);
+	if (e->img[EI_CLASS] != ELFCLASS32 && e->img[EI_CLASS] != ELFCLASS64)
+		return tg_fail(e->err, -ENOEXEC, "%s: unknown ELF class %u", e->label, e->img[EI_CLASS]);
+	if (e->img[EI_DATA] != ELFDATA2LSB && e->img[EI_DATA] != ELFDATA2MSB)
+		return tg_fail(e->err, -ENOEXEC, "%s: unknown ELF byte order %u", e->label, e->img[EI_DATA]);
+	e->is64 = e->img[EI_CLASS] == ELFCLASS64;
+	e->be = e->img[EI_DATA] == ELFDATA2MSB;
+	if (!gelf_getehdr(e->elf, eh))
+		return tg_fail(e->err, -ENOEXEC, "%s: truncated ELF header: %s", e->label, elf_errmsg(-1));
+	m->elf_class = e->is64 ? 64 : 32;
+	m->big_endian = e->be;
+	m->e_machine = eh->e_machine;
+	m->arch = arch_name(eh->e_machine, e->is64, e->be);
+	if (elf_getshdrnum(e->elf, &e->shnum) < 0 || elf_getshdrstrndx(e->elf, &e->shstrndx) < 0)
+		return tg_fail(e->err, -ENOEXEC, "%s: cannot read the ELF section headers: %s",
+			       e->label, elf_errmsg(-1));
+	if (e->shnum > e->lim->max_sections)
+		return tg_fail(e->err, -E2BIG, "%s: %zu ELF sections exceed the limit of %u",
+			       e->label, e->shnum, e->lim->max_sections);
+	/* elfutils maps the table lazily: prove now that every header is readable */
+	for (size_t i = 0; i < e->shnum; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e->elf, i);
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return tg_fail(e->err, -ENOEXEC, "%s: ELF section header %zu unreadable: %s",
+				       e->label, i, elf_errmsg(-1));
+	}
+	if (eh->e_type != ET_REL)
+		tg_elf_problem(e, "not a relocatable object (ELF type %u), so not a kernel module",
+			       eh->e_type);
+	shentsize = e->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	if (eh->e_shentsize != shentsize)
+		tg_elf_problem(e, "unexpected ELF section header size %u", eh->e_shentsize);
+	return 0;
+}
+
+/* Section checks of the kernel's elf_validity_cache_copy(), in its order. */
+static int check_sections(struct tg_elf *e)
+{
+	GElf_Shdr sh;
+	size_t n_symtab = 0;
+
+	for (size_t i = 1; i < e->shnum; i++) {
+		Elf_Scn *scn = elf_getscn(e->elf, i);
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_NOBITS && !tg_in_bounds(e->len, sh.sh_offset, sh.sh_size))
+			tg_elf_problem(e, "section %zu (%s) lies outside the file", i,
+				       tg_elf_section_name(e, i) ?: "?");
+		n_symtab += sh.sh_type == SHT_SYMTAB;
+	}
+	{
+		size_t strsize;
+		const unsigned char *str = tg_elf_section(e, e->shstrndx, NULL, &strsize);
+
+		if (!str || !strsize || str[strsize - 1] != '\0')
+			tg_elf_problem(e, "section name table is not NUL-terminated");
+	}
+	if (n_symtab == 0)
+		tg_elf_problem(e, "module has no symbols (stripped?)");
+	else if (n_symtab > 1)
+		tg_elf_problem(e, "more than one symbol table");
+	if (tg_elf_count(e, ".modinfo") > 1)
+		tg_elf_problem(e, "more than one .modinfo section");
+	return 0;
+}
+
+/* struct module's name in .gnu.linkonce.this_module: what the kernel compares. */
+static int read_this_module(struct tg_elf *e)
+{
+	struct tg_module *m = e->m;
+	size_t idx, size = 0, off = e->is64 ? MODNAME_OFF_64 : MODNAME_OFF_32;
+	size_t max = e->is64 ? MODNAME_LEN_64 : MODNAME_LEN_32;
+	const unsigned char *p;
+	GElf_Shdr sh;
+
+	switch (tg_elf_count(e, ".gnu.linkonce.this_module")) {
+	case 0:
+		return tg_elf_problem(e, "no .gnu.linkonce.this_module section: not a kernel module");
+	case 1:
+		break;
+	default:
+		return tg_elf_problem(e, "more than one .gnu.linkonce.this_module section");
+	}
+	idx = tg_elf_find(e, ".gnu.linkonce.this_module", false);
+	p = tg_elf_section(e, idx, &sh, &size);
+	if (!p || !size)
+		return tg_elf_problem(e, ".gnu.linkonce.this_module has no contents");
+	if (!(sh.sh_flags & SHF_ALLOC))
+		tg_elf_problem(e, ".gnu.linkonce.this_module is not loadable (no SHF_ALLOC)");
+	m->this_module_size = size;
+	if (size < off + 1)
+		return tg_elf_problem(e, ".gnu.linkonce.this_module is too small to hold a name");
+	if (size - off < max)
+		max = size - off;
+	m->name = strndup((const char *)p + off, strnlen((const char *)p + off, max));
+	if (!m->name)
+		return -ENOMEM;
+	if (!m->name[0])
+		tg_elf_problem(e, "struct module has an empty name");
+	return 0;
+}
+
+static int read_elf(struct tg_elf *e)
+{
+	GElf_Ehdr eh;
+	int r;
+
+	e->elf = elf_memory((char *)e->img, e->len);
+	if (!e->elf)
+		return tg_fail(e->err, -ENOEXEC, "%s: cannot read as ELF: %s", e->label, elf_errmsg(-1));
+	if ((r = read_header(e, &eh)) < 0)
+		return r;
+	if ((r = check_sections(e)) < 0 || (r = read_this_module(e)) < 0 ||
+	    (r = tg_modinfo_read(e)) < 0 || (r = tg_symbols_read(e)) < 0 ||
+	    (r = tg_versions_read(e)) < 0)
+		return r == -ENOMEM ? tg_fail(e->err, r, "%s: out of memory", e->label) : r;
+	return 0;
+}
+
+/* ------------------------------------------------------------------- open */
+
+/* Takes ownership of @image (malloc'ed, decompressed). */
+static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
+		       const struct tg_limits *lim, struct tg_error *err)
+{
+	struct tg_elf e = { .label = m->label, .lim = lim, .m = m, .err = err };
+	size_t elf_len = len;
+	int r;
+
+	/* the signature covers the decompressed image and sits after the ELF */
+	tg_signature_read(image, len, &m->sig, &elf_len);
+	e.img = image;
+	e.len = elf_len;
+	r = read_elf(&e);
+	if (r == 0) {
+		m->problems = e.problems.v;
+		m->n_problems = e.problems.n;
+		e.problems = (struct tg_strv){ 0 };
+	}
+	tg_strv_free(&e.problems);
+	if (e.elf)
+		elf_end(e.elf);
+	free(image);
+	return r;
+}
+
+int tg_module_open_mem(const void *data, size_t len, const char *label,
+		       const struct tg_limits *lim, struct tg_module **out,
+		       struct tg_error *err)
+{
+	struct tg_limits def;
+	struct tg_module *m;
+	void *image = NULL;
+	size_t ilen = 0;
+	int r;
+
+	*out = NULL;
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	if (!label)
+		label = "<memory>";
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return tg_fail(err, -ENOTSUP, "%s: libelf: %s", label, elf_errmsg(-1));
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	m->label = strdup(label);
+	m->file_modname = modname_from_label(label);
+	m->file_size = len;
+	m->compression = tg_compression_detect(data, len);
+	if (!m->label) {
+		r = tg_fail(err, -ENOMEM, "%s: out of memory", label);
+		goto fail;
+	}
+	r = tg_decompress(m->compression, data, len, lim->max_module_size, &image, &ilen, label, err);
+	if (r < 0)
+		goto fail;
+	m->image_size = ilen;
+	r = parse_image(image, ilen, m, lim, err);
+	if (r < 0)
+		goto fail;
+	*out = m;
+	return 0;
+fail:
+	tg_module_free(m);
+	return r;
+}
+
+int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
+		      struct tg_module **out, struct tg_error *err)
+{
+	struct tg_limits def;
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	if (!label)
+		label = "<fd>";
+	r = tg_read_fd(fd, label, lim->max_input_size, &buf, &len, err);
+	if (r < 0)
+		return r;
+	r = tg_module_open_mem(buf, len, label, lim, out, err);
+	free(buf);
+	return r;
+}
+
+int tg_module_open_path(const char *path, const struct tg_limits *lim,
+			struct tg_module **out, struct tg_error *err)
+{
+	struct tg_limits def;
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	r = tg_read_path(path, lim->max_input_size, &buf, &len, err);
+	if (r < 0)
+		return r;
+	r = tg_module_open_mem(buf, len, path, lim, out, err);
+	free(buf);
+	return r;
+}
+
+void tg_module_free(struct tg_module *m)
+{
+	if (!m)
+		return;
+	free(m->label);
+	free(m->file_modname);
+	free(m->name);
+	tg_modinfo_free(m->modinfo, m->n_modinfo);
+	for (size_t i = 0; i < m->n_imports; i++)
+		free(m->imports[i].name);
+	free(m->imports);
+	for (size_t i = 0; i < m->n_versions; i++)
+		free(m->versions[i].name);
+	free(m->versions);
+	for (size_t i = 0; i < m->n_exports; i++) {
+		free(m->exports[i].name);
+		free(m->exports[i].ns);
+	}
+	free(m->exports);
+	tg_signature_free(&m->sig);
+	tg_strv_free_array(m->problems, m->n_problems);
+	free(m);
+}
+
+/* ------------------------------------------------------------- accessors */
+
+const char *tg_module_get(const struct tg_module *m, const char *key)
+{
+	for (size_t i = 0; m && i < m->n_modinfo; i++)
+		if (!strcmp(m->modinfo[i].key, key))
+			return m->modinfo[i].value;
+	return NULL;
+}
+
+bool tg_module_has(const struct tg_module *m, const char *key)
+{
+	return tg_module_get(m, key) != NULL;
+}
+
+bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc)
+{
+	for (size_t i = 0; m && i < m->n_versions; i++)
+		if (!strcmp(m->versions[i].name, sym)) {
+			*crc = m->versions[i].crc;
+			return true;
+		}
+	return false;
+}
