@@ -114,8 +114,18 @@ struct tg_policy *cli_load_policy(const struct cli_opts *o)
 	const char *path = o->policy ? o->policy : tg_policy_default_path();
 	struct tg_policy *p = NULL;
 	struct tg_error err = { 0 };
+	int r;
 
-	if (tg_policy_load_path(path, &o->limits, &p, &err) < 0) {
+	/*
+	 * Run from a build tree (nothing installed): the built-in policy is the
+	 * default policy compiled in.  A policy named with --policy or installed
+	 * but unreadable is an error, never silently replaced.
+	 */
+	if (!o->policy && access(path, F_OK) != 0 && errno == ENOENT)
+		r = tg_policy_load_mem("taintguard-policy: 1\n", 20, "<built-in policy>", &o->limits, &p, &err);
+	else
+		r = tg_policy_load_path(path, &o->limits, &p, &err);
+	if (r < 0) {
 		cli_error("%s", err.msg);
 		return NULL;
 	}

@@ -62,4 +62,11 @@ int tg_version_range_check(const char *range);
 /* fnmatch(3) glob, NULL pattern matches everything. */
 bool tg_glob_match(const char *pattern, const char *s);
 
+/*
+ * Compressions (1u << TG_COMP_*) the kmod installed under @root can
+ * decompress, from the library names its binaries link or dlopen; 0 when no
+ * kmod is found.  *@source (malloc'ed) names the files looked at.
+ */
+unsigned tg_kmod_compressions(const char *root, char **source);
+
 #endif

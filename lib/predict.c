@@ -93,9 +93,22 @@ static bool key_trusted(const struct state *s)
 	return ok;
 }
 
+/*
+ * A compressed module the target's kmod cannot decompress (and the kernel
+ * cannot either) reaches finit_module() as compressed bytes: no signature
+ * trailer at the end, and no ELF magic.
+ */
+static bool reaches_kernel_compressed(const struct state *s)
+{
+	unsigned ok = s->k ? s->k->loadable_compressions : 0;
+
+	return ok && s->m->compression != TG_COMP_NONE && !(ok & (1u << s->m->compression));
+}
+
 static int check_signature(struct state *s)
 {
-	const struct tg_signature *sig = &s->m->sig;
+	static const struct tg_signature none;
+	const struct tg_signature *sig = reaches_kernel_compressed(s) ? &none : &s->m->sig;
 	int module_sig = s->k ? s->k->module_sig : TG_UNKNOWN;
 
 	if (module_sig == TG_NO)
@@ -123,6 +136,15 @@ static int check_elf(struct state *s)
 {
 	int r = 0;
 
+	if (reaches_kernel_compressed(s))
+		return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf",
+			"ship the module uncompressed or in a format the system's kmod reads",
+			"the target system cannot load %s-compressed modules (%s has no %s support "
+			"and the kernel does not decompress modules itself): the kernel receives "
+			"the compressed bytes and rejects them as an invalid ELF",
+			tg_compression_name(s->m->compression),
+			s->k->loadable_compressions_source ? s->k->loadable_compressions_source : "kmod",
+			tg_compression_name(s->m->compression));
 	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 					   "invalid module: %s", s->m->problems[i]);

@@ -54,7 +54,7 @@ static void print_details(const struct tg_verdict *v, FILE *out, bool verbose)
 		for (size_t i = 0; i < v->n_gpl_only_imports; i++)
 			fprintf(out, " %s", v->gpl_only_imports[i]);
 		fputc('\n', out);
-	} else if (!v->gpl_only_known) {
+	} else if (!v->gpl_only_known && !v->n_refusals) {	/* refused early: never looked */
 		fputs("  GPL-only imports: unknown (no export table for the target kernel)\n", out);
 	}
 	for (size_t i = 0; i < v->n_notes; i++)

@@ -231,6 +231,23 @@ struct tg_kernel {
 	char **trusted_keys;
 	size_t n_trusted_keys;
 	char *trusted_keys_source;
+
+	/*
+	 * Module compressions the target system can load, as bits
+	 * (1u << TG_COMP_*): the in-kernel decompressor (CONFIG_MODULE_DECOMPRESS)
+	 * plus the formats the system's kmod links.  Anything else reaches the
+	 * kernel compressed and is refused as an invalid ELF.  0 when unknown
+	 * (every format assumed loadable).
+	 */
+	unsigned loadable_compressions;
+	char *loadable_compressions_source;
+
+	/*
+	 * What went wrong while gathering, without failing the load: a found
+	 * Module.symvers that did not parse, an unreadable .config, ...
+	 */
+	char **notes;
+	size_t n_notes;
 };
 
 struct tg_kernel_opts {

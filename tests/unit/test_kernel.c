@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Target kernel facts: release parsing, file search, .config, in-tree modules. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "taintguard.h"
+
+#define HOST_RELEASE "6.1.0-57-amd64"
+#define HOST_VERMAGIC "6.1.0-57-amd64 SMP preempt mod_unload modversions "
+#define HOST_CONFIG "/boot/config-" HOST_RELEASE
+#define HOST_SYMVERS "/usr/src/linux-headers-" HOST_RELEASE "/Module.symvers"
+
+/* ------------------------------------------------------------ helpers */
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&s, fmt, ap) >= 0);
+	va_end(ap);
+	return s;
+}
+
+/* mkdir -p for the parent of @path, then write @len bytes */
+static void mkparents(const char *path)
+{
+	char *p = strdup(path);
+
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	free(p);
+}
+
+static void put_file(const char *root, const char *rel, const void *data, size_t len)
+{
+	char *path = xasprintf("%s%s", root, rel);
+	FILE *f;
+
+	mkparents(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+	free(path);
+}
+
+static void put_text(const char *root, const char *rel, const char *text)
+{
+	put_file(root, rel, text, strlen(text));
+}
+
+static void put_link(const char *root, const char *rel, const char *target)
+{
+	char *path = xasprintf("%s%s", root, rel);
+
+	mkparents(path);
+	assert_int_equal(symlink(target, path), 0);
+	free(path);
+}
+
+static char *make_root(void)
+{
+	char tmpl[] = "/tmp/tg-kroot-XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	return strdup(tmpl);
+}
+
+static void remove_root(char *root)
+{
+	char *cmd = xasprintf("rm -rf '%s'", root);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(root);
+}
+
+static struct tg_kernel *load(const char *root, const char *release, const char *symvers,
+			      const char *config)
+{
+	struct tg_kernel_opts o = { .root = root, .release = release, .symvers_path = symvers,
+				    .config_path = config };
+	struct tg_error err = { 0 };
+	struct tg_kernel *k = NULL;
+	int r = tg_kernel_load(&o, &k, &err);
+
+	if (r < 0)
+		fail_msg("tg_kernel_load: %d %s", r, err.msg);
+	assert_non_null(k);
+	return k;
+}
+
+static void expect_load_error(const struct tg_kernel_opts *o, int code, const char *msg)
+{
+	struct tg_error err = { 0 };
+	struct tg_kernel *k = (struct tg_kernel *)1;
+
+	assert_int_equal(tg_kernel_load(o, &k, &err), code);
+	assert_null(k);
+	assert_int_equal(err.code, code);
+	assert_string_equal(err.msg, msg);
+}
+
+static bool host_kernel_present(void)
+{
+	return access("/lib/modules/" HOST_RELEASE "/kernel", R_OK) == 0 &&
+	       access(HOST_CONFIG, R_OK) == 0;
+}
+
+/* ------------------------------------------------------------ releases */
+
+static void test_version_parse(void **state)
+{
+	assert_int_equal(tg_kernel_version_parse("6.1.0-57-amd64"), TG_KVER(6, 1, 0));
+	assert_int_equal(tg_kernel_version_parse("5.14.0-362.el9.x86_64"), TG_KVER(5, 14, 0));
+	assert_int_equal(tg_kernel_version_parse("4.18.0-553.el8_10.x86_64"), TG_KVER(4, 18, 0));
+	assert_int_equal(tg_kernel_version_parse("6.8.0"), TG_KVER(6, 8, 0));
+	assert_int_equal(tg_kernel_version_parse("6.8.0+"), TG_KVER(6, 8, 0));
+	assert_int_equal(tg_kernel_version_parse("6.10"), TG_KVER(6, 10, 0));
+	assert_int_equal(tg_kernel_version_parse("6.10-rc1"), TG_KVER(6, 10, 0));
+	assert_int_equal(tg_kernel_version_parse("2.6.32.71-0.1-default"), TG_KVER(2, 6, 32));
+	/* the sublevel saturates at 255 as in KERNEL_VERSION() */
+	assert_int_equal(tg_kernel_version_parse("4.9.337-1"), TG_KVER(4, 9, 255));
+	assert_int_equal(tg_kernel_version_parse("3.10.0-1160.el7.x86_64"), TG_KVER(3, 10, 0));
+
+	assert_int_equal(tg_kernel_version_parse(NULL), 0);
+	assert_int_equal(tg_kernel_version_parse(""), 0);
+	assert_int_equal(tg_kernel_version_parse("abc"), 0);
+	assert_int_equal(tg_kernel_version_parse("v6.1.0"), 0);
+	assert_int_equal(tg_kernel_version_parse("6"), 0);
+	assert_int_equal(tg_kernel_version_parse("6."), 0);
+	assert_int_equal(tg_kernel_version_parse("6.x"), 0);
+	assert_int_equal(tg_kernel_version_parse("6.1.x"), 0);
+	assert_int_equal(tg_kernel_version_parse("6.1.0abc"), 0);
+	assert_int_equal(tg_kernel_version_parse("6.1 SMP"), 0);
+	assert_int_equal(tg_kernel_version_parse("256.1.0"), 0);
+	assert_int_equal(tg_kernel_version_parse("6.256.0"), 0);
+	assert_int_equal(tg_kernel_version_parse("99999999999.1.0"), 0);
+	assert_int_equal(tg_kernel_version_parse("modprobe.d"), 0);
+}
+
+static void expect_path_release(const char *path, const char *want)
+{
+	char buf[256] = "";
+	int r = tg_kernel_release_from_path(path, buf, sizeof(buf));
+
+	if (!want) {
+		assert_int_equal(r, -ENOENT);
+		return;
+	}
+	if (r != 0)
+		fail_msg("%s: %d", path, r);
+	assert_string_equal(buf, want);
+}
+
+static void test_release_from_path(void **state)
+{
+	char small[8];
+
+	expect_path_release("/lib/modules/6.1.0-57-amd64/kernel/drivers/net/dummy.ko", HOST_RELEASE);
+	expect_path_release("/usr/lib/modules/5.14.0-362.el9.x86_64/extra/foo.ko.xz",
+			    "5.14.0-362.el9.x86_64");
+	/* below an rpm --root / image directory */
+	expect_path_release("/var/tmp/root/usr/lib/modules/4.18.0-553.el8_10.x86_64/updates/a.ko",
+			    "4.18.0-553.el8_10.x86_64");
+	expect_path_release("/srv/img/lib/modules/6.8.0+/a.ko", "6.8.0+");
+	expect_path_release("lib/modules/6.1.0-57-amd64/a.ko", HOST_RELEASE);
+	expect_path_release("./lib/modules/6.1.0-57-amd64/a.ko", HOST_RELEASE);
+	/* not a release: keep looking */
+	expect_path_release("/lib/modules/extra/lib/modules/6.1.0-57-amd64/x.ko", HOST_RELEASE);
+	expect_path_release("/etc/modprobe.d/x.conf", NULL);
+	expect_path_release("/lib/modules/modprobe.d/x.conf", NULL);
+	expect_path_release("/lib/modules/6.1.0-57-amd64", NULL);	/* nothing below it */
+	expect_path_release("/lib/modules//kernel/x.ko", NULL);
+	expect_path_release("/usr/xlib/modules/6.1.0/x.ko", NULL);
+	expect_path_release("/opt/driver/foo.ko", NULL);
+	expect_path_release("", NULL);
+	assert_int_equal(tg_kernel_release_from_path(NULL, small, sizeof(small)), -EINVAL);
+	assert_int_equal(tg_kernel_release_from_path("/lib/modules/6.1.0-57-amd64/a.ko", small,
+						     sizeof(small)), -ENAMETOOLONG);
+}
+
+static void test_release_from_vermagic(void **state)
+{
+	char buf[256], small[4];
+
+	assert_int_equal(tg_kernel_release_from_vermagic(HOST_VERMAGIC, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, HOST_RELEASE);
+	assert_int_equal(tg_kernel_release_from_vermagic("5.14.0-362.el9.x86_64 SMP mod_unload modversions ",
+							 buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "5.14.0-362.el9.x86_64");
+	assert_int_equal(tg_kernel_release_from_vermagic("6.8.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "6.8.0");
+	assert_int_equal(tg_kernel_release_from_vermagic("", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(tg_kernel_release_from_vermagic("SMP mod_unload", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(tg_kernel_release_from_vermagic("6.1.0/../../x SMP", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(tg_kernel_release_from_vermagic(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tg_kernel_release_from_vermagic(HOST_VERMAGIC, small, sizeof(small)),
+			 -ENAMETOOLONG);
+}
+
+/* -------------------------------------------------------- file search */
+
+static const char symvers_text[] =
+	"0x9060323f\tmodule_layout\tvmlinux\tEXPORT_SYMBOL\t\n"
+	"0xb43f9365\tktime_get\tvmlinux\tEXPORT_SYMBOL_GPL\t\n";
+
+static void *gzip_text(const char *text, size_t *olen)
+{
+	size_t len = strlen(text);
+	uLongf cap = compressBound(len) + 64;
+	unsigned char *out = malloc(cap);
+	z_stream zs = { 0 };
+
+	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)text;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	*olen = zs.total_out;
+	deflateEnd(&zs);
+	return out;
+}
+
+static void expect_found_as(const char *root, const char *rel, const char *want_root,
+			    const char *want_rel)
+{
+	char buf[PATH_MAX], *want = xasprintf("%s%s", want_root, want_rel);
+
+	assert_int_equal(tg_kernel_find_symvers(root, rel, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+	free(want);
+}
+
+static void expect_found(const char *root, const char *rel, const char *want_rel)
+{
+	expect_found_as(root, rel, root, want_rel);
+}
+
+/* Files are added from the last place to the first: each must win over the previous. */
+static void test_find_symvers_order(void **state)
+{
+	static const char *const places[] = {
+		"/usr/lib/modules/9.9.9/symvers.gz",
+		"/lib/modules/9.9.9/symvers.gz",
+		"/boot/symvers-9.9.9.gz",
+		"/usr/src/linux-headers-9.9.9/Module.symvers",
+		"/usr/src/kernels/9.9.9/Module.symvers",
+		"/lib/modules/9.9.9/build/Module.symvers",
+	};
+	char *root = make_root(), buf[PATH_MAX];
+
+	assert_int_equal(tg_kernel_find_symvers(root, "9.9.9", buf, sizeof(buf)), -ENOENT);
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		put_text(root, places[i], symvers_text);
+		expect_found(root, "9.9.9", places[i]);
+	}
+	/* a trailing slash on the root changes nothing */
+	{
+		char *r2 = xasprintf("%s/", root);
+
+		expect_found_as(r2, "9.9.9", root, "/lib/modules/9.9.9/build/Module.symvers");
+		free(r2);
+	}
+	assert_int_equal(tg_kernel_find_symvers(root, "9.9.9", buf, 10), -ENAMETOOLONG);
+	assert_int_equal(tg_kernel_find_symvers(root, "../9.9.9", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tg_kernel_find_symvers(root, NULL, buf, sizeof(buf)), -EINVAL);
+	remove_root(root);
+}
+
+/*
+ * build -> /usr/src/linux-headers-KVER is an absolute link: below a root it
+ * must lead into the root, not to the host's headers.
+ */
+static void test_find_symvers_root_symlink(void **state)
+{
+	char *root = make_root(), buf[PATH_MAX], *want;
+
+	put_text(root, "/usr/src/kernels/9.9.9/Module.symvers", symvers_text);
+	put_link(root, "/lib/modules/9.9.9/build", "/usr/src/kernels/9.9.9");
+	want = xasprintf("%s/usr/src/kernels/9.9.9/Module.symvers", root);
+	assert_int_equal(tg_kernel_find_symvers(root, "9.9.9", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+	free(want);
+	remove_root(root);
+
+	/* the same for the host's real release, whose headers exist on the host only */
+	if (access(HOST_SYMVERS, R_OK) == 0) {
+		root = make_root();
+		put_link(root, "/lib/modules/" HOST_RELEASE "/build",
+			 "/usr/src/linux-headers-" HOST_RELEASE);
+		assert_int_equal(tg_kernel_find_symvers(root, HOST_RELEASE, buf, sizeof(buf)), -ENOENT);
+		remove_root(root);
+	}
+
+	/* merged /usr with a relative link, a ".." and a link loop */
+	root = make_root();
+	put_link(root, "/lib", "usr/lib");
+	put_text(root, "/usr/lib/modules/9.9.9/../9.9.9/symvers.gz", "x");
+	put_link(root, "/boot", "/boot");
+	put_link(root, "/usr/src/kernels/9.9.9", "../../../../../../usr/src/kernels/9.9.9");
+	expect_found(root, "9.9.9", "/usr/lib/modules/9.9.9/symvers.gz");
+	remove_root(root);
+}
+
+static void test_find_symvers_host(void **state)
+{
+	char buf[PATH_MAX];
+
+	if (access(HOST_SYMVERS, R_OK) != 0)
+		skip();
+	assert_int_equal(tg_kernel_find_symvers(NULL, HOST_RELEASE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/lib/modules/" HOST_RELEASE "/build/Module.symvers");
+	assert_int_equal(tg_kernel_find_symvers("/", HOST_RELEASE, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/lib/modules/" HOST_RELEASE "/build/Module.symvers");
+	assert_int_equal(tg_kernel_find_symvers("/", "0.0.0-none", buf, sizeof(buf)), -ENOENT);
+}
+
+/* ----------------------------------------------------------- load: host */
+
+static void test_load_host(void **state)
+{
+	struct tg_kernel *k;
+
+	if (!host_kernel_present())
+		skip();
+	k = load(NULL, HOST_RELEASE, NULL, NULL);
+	assert_string_equal(k->release, HOST_RELEASE);
+	assert_int_equal(k->version, TG_KVER(6, 1, 0));
+	assert_string_equal(k->vermagic, HOST_VERMAGIC);
+	assert_non_null(strstr(k->vermagic_source, "/lib/modules/" HOST_RELEASE "/kernel/"));
+	assert_int_equal(k->this_module_size, 896);
+	assert_string_equal(k->config_path, HOST_CONFIG);
+	assert_int_equal(k->modversions, TG_YES);
+	assert_int_equal(k->module_sig, TG_YES);
+	assert_int_equal(k->sig_force, TG_NO);
+	assert_int_equal(k->force_load, TG_YES);
+	assert_int_equal(k->allow_missing_ns, TG_NO);
+	assert_int_equal(k->livepatch, TG_YES);
+	assert_int_equal(k->retpoline, TG_YES);
+	assert_true(k->n_trusted_keys >= 1);
+	for (size_t i = 0; i < k->n_trusted_keys; i++) {
+		print_message("trusted key: %s\n", k->trusted_keys[i]);
+		assert_non_null(strchr(k->trusted_keys[i], '/'));
+	}
+	assert_string_equal(k->trusted_keys_source, "/lib/modules/" HOST_RELEASE "/kernel");
+	if (access(HOST_SYMVERS, R_OK) == 0) {
+		const struct tg_ksym *ks;
+
+		assert_non_null(k->symvers);
+		assert_string_equal(k->symvers_path, "/lib/modules/" HOST_RELEASE "/build/Module.symvers");
+		assert_int_equal(tg_symvers_count(k->symvers), 24683);
+		ks = tg_symvers_lookup(k->symvers, "module_layout");
+		assert_non_null(ks);
+		assert_int_equal(ks->crc, 0x9060323f);
+	}
+	assert_int_equal(k->n_notes, 0);
+	tg_kernel_free(k);
+
+	/* the same with root "/" */
+	k = load("/", HOST_RELEASE, NULL, NULL);
+	assert_string_equal(k->vermagic, HOST_VERMAGIC);
+	tg_kernel_free(k);
+}
+
+/* --------------------------------------------------- load: fake roots */
+
+static char *host_config(size_t *len)
+{
+	FILE *f = fopen(HOST_CONFIG, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Only /boot/config-KVER: vermagic is composed and equals the real one. */
+static void test_load_config_only(void **state)
+{
+	char *root, *cfg, *want;
+	struct tg_kernel *k;
+	size_t len;
+
+	if (access(HOST_CONFIG, R_OK) != 0)
+		skip();
+	root = make_root();
+	cfg = host_config(&len);
+	put_file(root, "/boot/config-" HOST_RELEASE, cfg, len);
+	free(cfg);
+	k = load(root, HOST_RELEASE, NULL, NULL);
+	assert_string_equal(k->vermagic, HOST_VERMAGIC);
+	want = xasprintf("%s/boot/config-" HOST_RELEASE, root);
+	assert_string_equal(k->vermagic_source, want);
+	assert_string_equal(k->config_path, want);
+	free(want);
+	assert_null(k->symvers);
+	assert_null(k->symvers_path);
+	assert_int_equal(k->this_module_size, 0);
+	assert_int_equal(k->n_trusted_keys, 0);
+	assert_null(k->trusted_keys_source);
+	assert_int_equal(k->modversions, TG_YES);
+	assert_int_equal(k->module_sig, TG_YES);
+	assert_int_equal(k->sig_force, TG_NO);
+	assert_int_equal(k->force_load, TG_YES);
+	assert_int_equal(k->allow_missing_ns, TG_NO);
+	assert_int_equal(k->n_notes, 0);
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
+static struct tg_kernel *load_with_config(const char *config, char **rootp)
+{
+	char *root = make_root();
+
+	put_text(root, "/lib/modules/9.9.9-test/build/.config", config);
+	*rootp = root;
+	return load(root, "9.9.9-test", NULL, NULL);
+}
+
+static void expect_composed(const char *config, const char *vermagic)
+{
+	char *root;
+	struct tg_kernel *k = load_with_config(config, &root);
+
+	if (vermagic) {
+		assert_non_null(k->vermagic);
+		assert_string_equal(k->vermagic, vermagic);
+	} else {
+		assert_null(k->vermagic);
+		assert_null(k->vermagic_source);
+		assert_int_equal(k->n_notes, 1);
+	}
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
+static void test_compose_vermagic(void **state)
+{
+	/* RHEL 8/9: no preempt */
+	expect_composed("CONFIG_X86_64=y\nCONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\nCONFIG_MODVERSIONS=y\n"
+			"# CONFIG_PREEMPT is not set\nCONFIG_PREEMPT_VOLUNTARY=y\n",
+			"9.9.9-test SMP mod_unload modversions ");
+	/* pre-5.16: CONFIG_PREEMPT itself */
+	expect_composed("CONFIG_X86_64=y\nCONFIG_SMP=y\nCONFIG_PREEMPT=y\nCONFIG_MODULE_UNLOAD=y\n",
+			"9.9.9-test SMP preempt mod_unload ");
+	expect_composed("CONFIG_X86_64=y\nCONFIG_PREEMPT_RT=y\nCONFIG_MODVERSIONS=y\n",
+			"9.9.9-test preempt_rt modversions ");
+	expect_composed("CONFIG_ARM64=y\nCONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\nCONFIG_MODVERSIONS=y\n",
+			"9.9.9-test SMP mod_unload modversions aarch64");
+	expect_composed("CONFIG_PPC=y\nCONFIG_PPC64=y\nCONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\n"
+			"CONFIG_MODVERSIONS=y\nCONFIG_MPROFILE_KERNEL=y\nCONFIG_RELOCATABLE=y\n",
+			"9.9.9-test SMP mod_unload modversions mprofile-kernel relocatable ");
+	expect_composed("CONFIG_S390=y\nCONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\n",
+			"9.9.9-test SMP mod_unload ");
+	expect_composed("CONFIG_RISCV=y\nCONFIG_SMP=y\n", "9.9.9-test SMP riscv");
+	/* "=m" counts as set, "=n" and strings do not; RANDSTRUCT_NONE is not RANDSTRUCT */
+	expect_composed("CONFIG_X86_64=y\nCONFIG_SMP=m\nCONFIG_MODVERSIONS=n\nCONFIG_MODULE_UNLOAD=\"y\"\n"
+			"CONFIG_RANDSTRUCT_NONE=y\n",
+			"9.9.9-test SMP ");
+	/* unknown: the arch part or a randstruct seed hash is not in .config */
+	expect_composed("CONFIG_X86_32=y\nCONFIG_SMP=y\n", NULL);
+	expect_composed("CONFIG_X86_64=y\nCONFIG_RANDSTRUCT=y\nCONFIG_RANDSTRUCT_FULL=y\n", NULL);
+	expect_composed("CONFIG_X86_64=y\nCONFIG_GCC_PLUGIN_RANDSTRUCT=y\n", NULL);
+}
+
+static void test_config_tristates(void **state)
+{
+	char *root;
+	struct tg_kernel *k = load_with_config(
+		"CONFIG_X86_64=y\n"
+		"CONFIG_MODVERSIONS=y\n"
+		"# CONFIG_MODULE_SIG is not set\n"
+		"CONFIG_MODULE_SIG_FORCE=y\n"
+		"CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
+		"CONFIG_MITIGATION_RETPOLINE=y\n"
+		"CONFIG_MODULE_SIG_KEY=\"certs/signing_key.pem\"\n"
+		"CONFIG_LIVEPATCH", &root);
+
+	assert_int_equal(k->modversions, TG_YES);
+	assert_int_equal(k->module_sig, TG_NO);
+	assert_int_equal(k->sig_force, TG_YES);
+	assert_int_equal(k->force_load, TG_NO);
+	assert_int_equal(k->allow_missing_ns, TG_YES);
+	assert_int_equal(k->livepatch, TG_NO);
+	assert_int_equal(k->retpoline, TG_YES);
+	assert_int_equal(k->version, TG_KVER(9, 9, 9));
+	assert_string_equal(k->release, "9.9.9-test");
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
+static void test_config_search_order(void **state)
+{
+	static const char *const places[] = {
+		"/usr/lib/modules/9.9.9/config",
+		"/lib/modules/9.9.9/config",
+		"/usr/src/linux-headers-9.9.9/.config",
+		"/usr/src/kernels/9.9.9/.config",
+		"/lib/modules/9.9.9/build/.config",
+		"/boot/config-9.9.9",
+	};
+	char *root = make_root();
+
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		struct tg_kernel *k;
+		char *want = xasprintf("%s%s", root, places[i]);
+
+		put_text(root, places[i], "CONFIG_MODVERSIONS=y\n");
+		k = load(root, "9.9.9", NULL, NULL);
+		assert_string_equal(k->config_path, want);
+		tg_kernel_free(k);
+		free(want);
+	}
+	remove_root(root);
+}
+
+/* Nothing at all for the release: everything unknown, and no error. */
+static void test_load_nothing(void **state)
+{
+	char *root = make_root();
+	struct tg_kernel *k = load(root, "9.9.9", NULL, NULL);
+
+	assert_string_equal(k->release, "9.9.9");
+	assert_int_equal(k->version, TG_KVER(9, 9, 9));
+	assert_null(k->symvers);
+	assert_null(k->config_path);
+	assert_null(k->vermagic);
+	assert_int_equal(k->this_module_size, 0);
+	assert_int_equal(k->modversions, TG_UNKNOWN);
+	assert_int_equal(k->module_sig, TG_UNKNOWN);
+	assert_int_equal(k->sig_force, TG_UNKNOWN);
+	assert_int_equal(k->force_load, TG_UNKNOWN);
+	assert_int_equal(k->allow_missing_ns, TG_UNKNOWN);
+	assert_int_equal(k->livepatch, TG_UNKNOWN);
+	assert_int_equal(k->retpoline, TG_UNKNOWN);
+	assert_int_equal(k->n_trusted_keys, 0);
+	tg_kernel_free(k);
+	/* a release that is not a version still loads, version unknown */
+	k = load(root, "custom", NULL, NULL);
+	assert_int_equal(k->version, 0);
+	tg_kernel_free(k);
+	remove_root(root);
+	tg_kernel_free(NULL);
+}
+
+/* A broken Module.symvers found by the search: noted, the next place is used. */
+static void test_load_symvers_fallback(void **state)
+{
+	char *root = make_root(), *want;
+	struct tg_kernel *k;
+	size_t gzlen;
+	void *gz = gzip_text(symvers_text, &gzlen);
+
+	put_text(root, "/usr/src/kernels/9.9.9/Module.symvers", "0x1\tbroken\n");
+	put_file(root, "/boot/symvers-9.9.9.gz", gz, gzlen);
+	free(gz);
+	k = load(root, "9.9.9", NULL, NULL);
+	assert_non_null(k->symvers);
+	want = xasprintf("%s/boot/symvers-9.9.9.gz", root);
+	assert_string_equal(k->symvers_path, want);
+	free(want);
+	assert_int_equal(tg_symvers_count(k->symvers), 2);
+	assert_int_equal(k->n_notes, 1);
+	want = xasprintf("%s/usr/src/kernels/9.9.9/Module.symvers:1: expected 3 to 5 tab-separated fields",
+			 root);
+	assert_string_equal(k->notes[0], want);
+	free(want);
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
+static void test_load_explicit(void **state)
+{
+	char *root = make_root(), *sv, *cfg;
+	struct tg_kernel_opts o = { 0 };
+	struct tg_kernel *k;
+
+	sv = xasprintf("%s/my.symvers", root);
+	cfg = xasprintf("%s/my.config", root);
+	put_text(root, "/my.symvers", symvers_text);
+	put_text(root, "/my.config", "CONFIG_X86_64=y\nCONFIG_SMP=y\nCONFIG_MODVERSIONS=y\n");
+
+	/* no release: symvers and config only, the release stays unknown */
+	k = load(NULL, NULL, sv, cfg);
+	assert_null(k->release);
+	assert_int_equal(k->version, 0);
+	assert_string_equal(k->symvers_path, sv);
+	assert_int_equal(tg_symvers_count(k->symvers), 2);
+	assert_string_equal(k->config_path, cfg);
+	assert_int_equal(k->modversions, TG_YES);
+	assert_null(k->vermagic);
+	tg_kernel_free(k);
+
+	/* explicit files override the search */
+	put_text(root, "/boot/config-9.9.9", "CONFIG_MODULE_SIG=y\n");
+	k = load(root, "9.9.9", sv, cfg);
+	assert_string_equal(k->config_path, cfg);
+	assert_int_equal(k->module_sig, TG_NO);
+	assert_string_equal(k->vermagic, "9.9.9 SMP modversions ");
+	tg_kernel_free(k);
+
+	/* an explicit file that cannot be read is an error naming it */
+	o.release = "9.9.9";
+	o.symvers_path = "/nonexistent/Module.symvers";
+	expect_load_error(&o, -ENOENT, "/nonexistent/Module.symvers: No such file or directory");
+	o.symvers_path = NULL;
+	o.config_path = "/nonexistent/config";
+	expect_load_error(&o, -ENOENT, "/nonexistent/config: No such file or directory");
+	o.config_path = NULL;
+	put_text(root, "/bad.symvers", "garbage\n");
+	o.symvers_path = xasprintf("%s/bad.symvers", root);
+	{
+		char *msg = xasprintf("%s:1: expected 3 to 5 tab-separated fields", o.symvers_path);
+
+		expect_load_error(&o, -EINVAL, msg);
+		free(msg);
+	}
+	free((char *)o.symvers_path);
+
+	free(sv);
+	free(cfg);
+	remove_root(root);
+}
+
+static void test_load_bad_opts(void **state)
+{
+	struct tg_kernel_opts o = { 0 };
+	struct tg_kernel *k = NULL;
+
+	expect_load_error(&o, -EINVAL, "kernel: neither a release nor a Module.symvers given");
+	o.release = "../../etc";
+	expect_load_error(&o, -EINVAL, "../../etc: not a kernel release");
+	o.release = "";
+	expect_load_error(&o, -EINVAL, ": not a kernel release");
+	o.release = "..";
+	expect_load_error(&o, -EINVAL, "..: not a kernel release");
+	assert_int_equal(tg_kernel_load(NULL, &k, NULL), -EINVAL);
+	assert_null(k);
+}
+
+/*
+ * In-tree modules of a fake root: copies of the host's own.  A non-intree
+ * module in kernel/ (old DKMS DEST_MODULE_LOCATION) must not count.
+ */
+static void test_load_intree_copy(void **state)
+{
+	const char *src = "/lib/modules/" HOST_RELEASE "/kernel/drivers/net/dummy.ko";
+	char *root, *cfg, *want;
+	struct tg_kernel *k;
+	size_t len;
+	void *data = NULL;
+	FILE *f;
+	long n;
+
+	if (!host_kernel_present() || access(src, R_OK) != 0)
+		skip();
+	f = fopen(src, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	data = malloc((size_t)n);
+	assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+
+	root = make_root();
+	put_file(root, "/usr/lib/modules/9.9.9/kernel/zz/a/dummy.ko", data, (size_t)n);
+	put_link(root, "/lib", "usr/lib");
+	cfg = host_config(&len);
+	put_file(root, "/boot/config-9.9.9", cfg, len);
+	free(cfg);
+	/* junk that looks like a module comes first by size and must be skipped */
+	put_text(root, "/usr/lib/modules/9.9.9/kernel/drivers/net/aaa.ko", "not an ELF");
+	free(data);
+
+	k = load(root, "9.9.9", NULL, NULL);
+	/* the module's own vermagic wins over the one composed from .config */
+	assert_string_equal(k->vermagic, HOST_VERMAGIC);
+	want = xasprintf("%s/usr/lib/modules/9.9.9/kernel/zz/a/dummy.ko", root);
+	assert_string_equal(k->vermagic_source, want);
+	free(want);
+	assert_int_equal(k->this_module_size, 896);
+	assert_int_equal(k->n_trusted_keys, 1);
+	want = xasprintf("%s/usr/lib/modules/9.9.9/kernel", root);
+	assert_string_equal(k->trusted_keys_source, want);
+	free(want);
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_parse),
+		cmocka_unit_test(test_release_from_path),
+		cmocka_unit_test(test_release_from_vermagic),
+		cmocka_unit_test(test_find_symvers_order),
+		cmocka_unit_test(test_find_symvers_root_symlink),
+		cmocka_unit_test(test_find_symvers_host),
+		cmocka_unit_test(test_load_host),
+		cmocka_unit_test(test_load_config_only),
+		cmocka_unit_test(test_compose_vermagic),
+		cmocka_unit_test(test_config_tristates),
+		cmocka_unit_test(test_config_search_order),
+		cmocka_unit_test(test_load_nothing),
+		cmocka_unit_test(test_load_symvers_fallback),
+		cmocka_unit_test(test_load_explicit),
+		cmocka_unit_test(test_load_bad_opts),
+		cmocka_unit_test(test_load_intree_copy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
