@@ -1,0 +1,288 @@
+#!/bin/bash
+# Build taintguard's test-module corpus (tests/modules/README.md, cases.tsv)
+# from the sources in tests/modules/src against the installed kernel headers.
+#
+# Usage: tests/modules/build.sh [OUTDIR]      (default tests/modules/out)
+# Env:   TG_KERNEL=KVER   target kernel (default: the newest /lib/modules/*
+#                         that has a build/ link)
+#        TG_JOBS=N        make -j (default: nproc)
+#
+# Layout of OUTDIR (file names are the "file" column of cases.tsv):
+#   *.ko, *.ko.{xz,zst,gz}   the cases (some edited after the build)
+#   lve_nogpl/lve.ko         the second module named lve
+#   dist/*.ko                copies of the distribution's own signed modules
+#   .kbuild/                 kbuild trees (copies of src/, objects, pristine .ko)
+#   .tools/modedit           tests/tools/modedit.c, compiled
+#   .keys/                   the throw-away signing key (made at build time)
+# Dot-directories are skipped by tests/kernel's initramfs copy.
+#
+# Idempotent: kbuild only rebuilds what changed; every case file is recopied
+# from the pristine kbuild output and edited again on each run.  Fails loudly
+# (exit 1, message on stderr) when anything does not come out as expected.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+SRC=$here/src
+OUT=${1:-$here/out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+JOBS=${TG_JOBS:-$(nproc 2>/dev/null || echo 2)}
+start=$(date +%s)
+
+die() { echo "build.sh: error: $*" >&2; exit 1; }
+note() { echo "build.sh: $*"; }
+
+# ---------------------------------------------------------------- kernel
+if [ -n "${TG_KERNEL:-}" ]; then
+	K=$TG_KERNEL
+else
+	K=$(for d in /lib/modules/*/; do
+		d=${d%/}; [ -e "$d/build/Makefile" ] && basename "$d"
+	done | sort -V | tail -n 1)
+fi
+[ -n "$K" ] || die "no /lib/modules/*/build found: install linux-headers for the target kernel (or set TG_KERNEL)"
+KDIR=/lib/modules/$K/build
+[ -e "$KDIR/Makefile" ] || die "$KDIR/Makefile missing: install linux-headers-$K"
+SIGN_FILE=$KDIR/scripts/sign-file
+[ -x "$SIGN_FILE" ] || SIGN_FILE=$(ls -1 /usr/lib/linux-kbuild-*/scripts/sign-file 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$SIGN_FILE" ] && [ -x "$SIGN_FILE" ] || die "scripts/sign-file not found (linux-kbuild / linux-headers-$K)"
+for t in cc make readelf modinfo modprobe openssl xz zstd gzip; do
+	command -v "$t" >/dev/null 2>&1 || die "$t not found (apt-get install build-essential kmod openssl xz-utils zstd gzip)"
+done
+
+# ---------------------------------------------------------------- modedit
+MODEDIT=$OUT/.tools/modedit
+mkdir -p "$OUT/.tools"
+if [ ! -x "$MODEDIT" ] || [ "$repo/tests/tools/modedit.c" -nt "$MODEDIT" ]; then
+	cc -O2 -Wall -Wextra -Werror -o "$MODEDIT.tmp" "$repo/tests/tools/modedit.c" -lelf \
+		|| die "cannot compile tests/tools/modedit.c (apt-get install libelf-dev)"
+	mv -f "$MODEDIT.tmp" "$MODEDIT"
+fi
+me() { "$MODEDIT" "$@" || die "modedit $*"; }
+
+# ---------------------------------------------------------------- kbuild
+# Copy the sources (cp -p keeps their times, so kbuild rebuilds only what
+# changed); the source tree itself stays clean.
+KB=$OUT/.kbuild
+mkdir -p "$KB/main" "$KB/lve_nogpl"
+cp -p "$SRC/Kbuild" "$SRC/Makefile" "$SRC/tg.h" "$SRC"/*.c "$KB/main/"
+cp -p "$SRC/lve_nogpl/Kbuild" "$SRC/lve_nogpl/lve.c" "$SRC/tg.h" "$KB/lve_nogpl/"
+
+kbuild() { # dir log
+	make -C "$KDIR" M="$1" -j"$JOBS" modules >"$2" 2>&1
+}
+note "kernel $K, kbuild in $KB (make -j$JOBS)"
+# The second lve has to be a separate kbuild run (module name = file name,
+# and one run refuses two modules with the same name); it is small, so it
+# runs next to the main one.
+kbuild "$KB/lve_nogpl" "$KB/lve_nogpl.log" & lvepid=$!
+rc=0; kbuild "$KB/main" "$KB/main.log" || rc=$?
+lverc=0; wait "$lvepid" || lverc=$?
+if [ "$rc" -ne 0 ]; then tail -n 40 "$KB/main.log" >&2; die "kbuild failed in $KB/main (log: $KB/main.log)"; fi
+if [ "$lverc" -ne 0 ]; then tail -n 40 "$KB/lve_nogpl.log" >&2; die "kbuild failed in $KB/lve_nogpl (log: $KB/lve_nogpl.log)"; fi
+# modpost warnings would mean a case is not what it claims to be.
+if grep -hE 'WARNING|ERROR|warning:|error:' "$KB/main.log" "$KB/lve_nogpl.log" >&2; then
+	die "kbuild printed warnings (see above)"
+fi
+
+# ---------------------------------------------------------------- cases
+# Fresh copies of the pristine .ko for every case, then the edits.
+rm -f "$OUT"/*.ko "$OUT"/*.ko.xz "$OUT"/*.ko.zst "$OUT"/*.ko.gz
+rm -rf "$OUT/lve_nogpl" "$OUT/dist"
+mkdir -p "$OUT/lve_nogpl" "$OUT/dist"
+for ko in "$KB/main"/*.ko; do
+	cp -f "$ko" "$OUT/"
+done
+cp -f "$KB/lve_nogpl/lve.ko" "$OUT/lve_nogpl/lve.ko"
+cp -f "$OUT/lve.ko" "$OUT/notlve.ko"     # struct module name stays "lve"
+
+VM=$(me "$OUT/vmrel.ko" get-modinfo vermagic)
+REL=${VM%% *}
+FAKE_REL=9.9.9-tg
+[ ${#FAKE_REL} -le ${#REL} ] || FAKE_REL=9.9.9
+[ ${#FAKE_REL} -le ${#REL} ] || die "vermagic release '$REL' too short to replace"
+[[ $VM == *" mod_unload "* ]] || die "vermagic '$VM' has no mod_unload flag"
+
+# Licence edits (modpost refuses these forms at build time).
+me "$OUT/propgpl.ko" set-modinfo license MIT
+me "$OUT/nolic.ko" del-modinfo license
+# Namespace import removed (modpost refuses a missing import).
+me "$OUT/nsmiss.ko" del-modinfo import_ns
+# modversions / vermagic edits.
+me "$OUT/crcbad.ko" flip-crc _printk
+me "$OUT/nover.ko" clear-alloc __versions
+me "$OUT/vmrel.ko" set-modinfo vermagic "$FAKE_REL ${VM#* }"
+me "$OUT/vmflag.ko" set-modinfo vermagic "${VM/ mod_unload / mod_unloaX }"
+me "$OUT/vmrelnover.ko" set-modinfo vermagic "$FAKE_REL ${VM#* }"
+me "$OUT/vmrelnover.ko" clear-alloc __versions
+me "$OUT/novermagic.ko" del-modinfo vermagic
+me "$OUT/noretpoline.ko" del-modinfo retpoline
+# Signatures.
+me "$OUT/badsig.ko" append-bogus-sig
+KEYS=$OUT/.keys
+mkdir -p "$KEYS"
+if [ ! -s "$KEYS/signing_key.pem" ]; then
+	cat >"$KEYS/x509.genkey" <<'EOF'
+[ req ]
+default_bits = 2048
+distinguished_name = req_distinguished_name
+prompt = no
+string_mask = utf8only
+x509_extensions = myexts
+
+[ req_distinguished_name ]
+O = taintguard tests
+CN = taintguard test signing key (untrusted)
+
+[ myexts ]
+basicConstraints=critical,CA:FALSE
+keyUsage=digitalSignature
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid
+EOF
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-config "$KEYS/x509.genkey" -outform PEM \
+		-out "$KEYS/signing_key.pem.tmp" -keyout "$KEYS/signing_key.pem.tmp" >/dev/null 2>&1 \
+		|| die "openssl could not generate the signing key"
+	mv -f "$KEYS/signing_key.pem.tmp" "$KEYS/signing_key.pem"
+fi
+"$SIGN_FILE" sha256 "$KEYS/signing_key.pem" "$KEYS/signing_key.pem" "$OUT/signedown.ko" \
+	|| die "sign-file failed"
+# Compressed copies of gplok, made the way kbuild's modules_install makes them.
+xz --check=crc32 --lzma2=dict=1MiB -c "$OUT/gplok.ko" >"$OUT/gplok.ko.xz"
+zstd -q -f -o "$OUT/gplok.ko.zst" "$OUT/gplok.ko"
+gzip -n -9 -c "$OUT/gplok.ko" >"$OUT/gplok.ko.gz"
+# The distribution's own modules (in-tree, signed with the distribution key).
+for m in dummy veth nls_cp437; do
+	rel=$(grep -E "(^|/)$m\.ko(\.[a-z]+)?:" "/lib/modules/$K/modules.dep" | head -n 1 | cut -d: -f1 || true)
+	[ -n "$rel" ] && [ -f "/lib/modules/$K/$rel" ] \
+		|| die "/lib/modules/$K has no $m.ko (install linux-image-$K)"
+	case $rel in
+	*.ko) cp -f "/lib/modules/$K/$rel" "$OUT/dist/$m.ko" ;;
+	*.ko.xz) xz -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*.ko.zst) zstd -q -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*.ko.gz) gzip -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*) die "unexpected module file $rel" ;;
+	esac
+done
+
+# ---------------------------------------------------------------- verify
+# (no pipefail here: "cmd | grep -q" may end cmd with SIGPIPE)
+set +o pipefail
+fails=0
+bad() { echo "build.sh: verify: $*" >&2; fails=$((fails + 1)); }
+modinfo_keys() { readelf -p .modinfo "$1" 2>/dev/null | sed -n 's/^ *\[ *[0-9a-f]*\] *//p'; }
+has_entry() { modinfo_keys "$1" | grep -qxF -- "$2"; }
+has_key() { modinfo_keys "$1" | grep -q -- "^$2="; }
+name_of() { modinfo -F name "$1" 2>/dev/null; }
+alloc_flag() { # file section -> "A" or ""
+	readelf -SW "$1" | awk -v s="$2" '{ for (i = 1; i <= NF; i++) if ($i == s) { f = $(i + 6); print (f ~ /A/ ? "A" : "-"); exit } }'
+}
+und() { readelf -sW "$1" | awk '$7 == "UND" && $8 != "" { print $8 }'; }
+# First of two symbols in .symtab order (the order the kernel resolves them).
+first_of() { und "$1" | grep -m1 -xE "$2|$3"; }
+crc_of() { modprobe --dump-modversions "$1" 2>/dev/null | awk -v s="$2" '$2 == s { print $1 }'; }
+
+# Every case file is there and is the module it claims to be.
+while IFS=$'\t' read -r case file _; do
+	[ "$case" = case ] && continue
+	[ -f "$OUT/$file" ] || bad "$case: $file missing"
+done < <(grep -v '^#' "$here/cases.tsv")
+
+for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
+	n=$(basename "$f" .ko)
+	want=$n
+	case $n in notlve) want=lve ;; esac
+	[ "$(name_of "$f")" = "$want" ] || bad "$f: modinfo name '$(name_of "$f")', want '$want'"
+	[ "$(me "$f" get-name)" = "$want" ] || bad "$f: struct module name '$(me "$f" get-name)', want '$want'"
+done
+# struct module name (.gnu.linkonce.this_module + 24) of the renamed copy.
+[ "$(me "$OUT/notlve.ko" get-name)" = lve ] || bad "notlve.ko: struct module name is not lve"
+
+# Licences.
+has_entry "$OUT/gplok.ko" "license=GPL" || bad "gplok: license"
+has_entry "$OUT/lic_gpl_addl.ko" "license=GPL and additional rights" || bad "lic_gpl_addl: license"
+has_entry "$OUT/lic_spdx.ko" "license=GPL-2.0" || bad "lic_spdx: license"
+has_entry "$OUT/propgpl.ko" "license=MIT" || bad "propgpl: license not MIT"
+has_key "$OUT/nolic.ko" license && bad "nolic: still has a license entry"
+[ "$(modinfo_keys "$OUT/driverloader_trick.ko" | grep -m1 '^license=')" = "license=GPL" ] \
+	|| bad "driverloader_trick: first license entry is not exactly GPL"
+modinfo_keys "$OUT/driverloader_trick.ko" | grep -qx 'for files in the "GPL" directory; for others, only LICENSE file applies' \
+	|| bad "driverloader_trick: no '=-less' .modinfo entry after the embedded NUL"
+# GPL-only imports where the case needs them (modpost would have stopped the
+# non-GPL ones, so these were built as GPL).
+for c in gplok lic_gplv2 lic_gpl_addl lic_dualbsd lic_dualmit lic_dualmpl propgpl nolic lve \
+	 ndiswrapper driverloader_trick gplimp; do
+	und "$OUT/$c.ko" | grep -qx ktime_get || bad "$c: does not import ktime_get"
+done
+und "$OUT/lve.ko" | grep -qx sysfs_create_bin_file || bad "lve: does not import sysfs_create_bin_file"
+for c in propplain lic_lower lic_gplv2nospace lic_spdx driverloader lve_nogpl/lve inherit; do
+	und "$OUT/$c.ko" | grep -qxE 'ktime_get|sysfs_create_bin_file' && bad "$c: imports a GPL-only symbol"
+done
+# .symtab order decides which symbol the kernel names first (cases.tsv).
+[ "$(first_of "$OUT/lve.ko" sysfs_create_bin_file ktime_get)" = sysfs_create_bin_file ] \
+	|| bad "lve: ktime_get precedes sysfs_create_bin_file in .symtab (fix refusal_symbol in cases.tsv)"
+[ "$(first_of "$OUT/gplimp.ko" tg_prop_fn ktime_get)" = tg_prop_fn ] \
+	|| bad "gplimp: ktime_get precedes tg_prop_fn in .symtab (cases.tsv expects the proprietary symbol first)"
+[ "$(first_of "$OUT/gplimp_gplfirst.ko" tg_prop_fn sysfs_create_bin_file)" = sysfs_create_bin_file ] \
+	|| bad "gplimp_gplfirst: tg_prop_fn precedes sysfs_create_bin_file in .symtab"
+# Exports and namespaces.
+readelf -p __ksymtab_strings "$OUT/exporter.ko" | grep -q 'TGNS' || bad "exporter: no TGNS namespace string"
+readelf -SW "$OUT/propexp.ko" | grep -q ' __ksymtab ' || bad "propexp: no __ksymtab"
+readelf -SW "$OUT/propexp.ko" | grep -q '__kcrctab' || bad "propexp: no __kcrctab"
+has_entry "$OUT/nsok.ko" "import_ns=TGNS" || bad "nsok: no import_ns=TGNS"
+has_key "$OUT/nsmiss.ko" import_ns && bad "nsmiss: import_ns still present"
+und "$OUT/nsmiss.ko" | grep -qx crypto_cipher_setkey || bad "nsmiss: does not import crypto_cipher_setkey"
+# Taint keys.
+has_entry "$OUT/staging.ko" "staging=Y" || bad "staging: no staging=Y"
+has_entry "$OUT/testmod.ko" "test=Y" || bad "testmod: no test=Y"
+has_entry "$OUT/livepatch.ko" "livepatch=Y" || bad "livepatch: no livepatch=Y"
+has_entry "$OUT/intreeN.ko" "intree=N" || bad "intreeN: no intree=N"
+for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
+	case $(basename "$f") in intreeN.ko) continue ;; esac
+	has_key "$f" intree && bad "$f: has an intree entry (out-of-tree build expected)"
+done
+# modversions and vermagic.
+[ "$(crc_of "$OUT/crcbad.ko" _printk)" != "$(crc_of "$KB/main/crcbad.ko" _printk)" ] || bad "crcbad: _printk CRC unchanged"
+[ -n "$(crc_of "$OUT/crcbad.ko" _printk)" ] || bad "crcbad: no _printk record"
+[ "$(crc_of "$OUT/crcbad.ko" module_layout)" = "$(crc_of "$KB/main/crcbad.ko" module_layout)" ] || bad "crcbad: module_layout changed"
+[ "$(alloc_flag "$OUT/nover.ko" __versions)" = "-" ] || bad "nover: __versions still SHF_ALLOC"
+[ "$(alloc_flag "$OUT/vmrelnover.ko" __versions)" = "-" ] || bad "vmrelnover: __versions still SHF_ALLOC"
+for c in gplok vmrel vmflag novermagic noretpoline crcbad; do
+	[ "$(alloc_flag "$OUT/$c.ko" __versions)" = "A" ] || bad "$c: __versions is not SHF_ALLOC"
+done
+[ "$(me "$OUT/vmrel.ko" get-modinfo vermagic)" = "$FAKE_REL ${VM#* }" ] || bad "vmrel: vermagic"
+[ "$(me "$OUT/vmrelnover.ko" get-modinfo vermagic)" = "$FAKE_REL ${VM#* }" ] || bad "vmrelnover: vermagic"
+[ "$(me "$OUT/vmflag.ko" get-modinfo vermagic)" = "${VM/ mod_unload / mod_unloaX }" ] || bad "vmflag: vermagic"
+[ "$(me "$OUT/gplok.ko" get-modinfo vermagic)" = "$VM" ] || bad "gplok: vermagic differs from the others"
+[ "$(modinfo -F vermagic "$OUT/dist/dummy.ko")" = "$VM" ] || bad "our vermagic '$VM' is not the kernel's"
+has_key "$OUT/novermagic.ko" vermagic && bad "novermagic: vermagic still present"
+has_key "$OUT/noretpoline.ko" retpoline && bad "noretpoline: retpoline still present"
+has_key "$OUT/gplok.ko" retpoline || bad "gplok: no retpoline entry (kernel without RETPOLINE?)"
+# struct module size equals the kernel's (else every case is refused).
+tm_size() { readelf -SW "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i == ".gnu.linkonce.this_module") { print $(i + 4); exit } }'; }
+[ "$(tm_size "$OUT/gplok.ko")" = "$(tm_size "$OUT/dist/dummy.ko")" ] || bad "struct module size differs from the kernel's"
+# Signatures.
+tail -c 28 "$OUT/signedown.ko" | grep -q 'Module signature appended' || bad "signedown: no signature trailer"
+modinfo -F signer "$OUT/signedown.ko" | grep -q 'taintguard test signing key' || bad "signedown: signer not our key"
+tail -c 28 "$OUT/badsig.ko" | grep -q 'Module signature appended' || bad "badsig: no trailer"
+[ -z "$(modinfo -F signer "$OUT/badsig.ko" 2>/dev/null)" ] || bad "badsig: kmod parsed the bogus signature"
+for m in dummy veth nls_cp437; do
+	[ -n "$(modinfo -F signer "$OUT/dist/$m.ko")" ] || bad "dist/$m.ko is not signed"
+	has_entry "$OUT/dist/$m.ko" "intree=Y" || bad "dist/$m.ko has no intree=Y"
+done
+# Compressed copies decompress to gplok.ko.
+cmp -s <(xz -dc "$OUT/gplok.ko.xz") "$OUT/gplok.ko" || bad "gplok.ko.xz"
+cmp -s <(zstd -q -dc "$OUT/gplok.ko.zst") "$OUT/gplok.ko" || bad "gplok.ko.zst"
+cmp -s <(gzip -dc "$OUT/gplok.ko.gz") "$OUT/gplok.ko" || bad "gplok.ko.gz"
+xz --robot --list "$OUT/gplok.ko.xz" | grep -q CRC32 || bad "gplok.ko.xz: check is not CRC32"
+
+[ "$fails" -eq 0 ] || die "$fails verification(s) failed in $OUT"
+
+# ---------------------------------------------------------------- summary
+ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)
+nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
+	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
+note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
+note "edited: propgpl nolic nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig; signed: signedown; renamed: notlve.ko"

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * modedit - in-place edits of a kernel module (.ko) for taintguard's test
+ * corpus (tests/modules/build.sh).  The file never changes size (except
+ * append-bogus-sig, which only appends) and no section moves: libelf is used
+ * read-only to find offsets, the bytes are written with pwrite().
+ *
+ *   modedit FILE get-modinfo KEY          print the first KEY= value (exact bytes)
+ *   modedit FILE get-name                 print struct module's name field, the
+ *                                          name the kernel uses (read from section
+ *                                          .gnu.linkonce.this_module at offset 24,
+ *                                          or 12 for ELFCLASS32)
+ *   modedit FILE set-modinfo KEY VALUE    rewrite the first KEY= entry in place;
+ *                                          "KEY=VALUE" must fit in the old entry,
+ *                                          the rest is padded with NULs (the kernel
+ *                                          and kmod skip runs of NULs)
+ *   modedit FILE del-modinfo KEY          overwrite every KEY= entry with NULs
+ *   modedit FILE clear-alloc SECTION      clear SHF_ALLOC in SECTION's header
+ *                                          (kmod --force-modversion does this to
+ *                                          __versions; the loader then ignores it)
+ *   modedit FILE flip-crc SYMBOL          invert the low 32 bits of SYMBOL's CRC
+ *                                          in __versions
+ *   modedit FILE append-bogus-sig         append a module signature trailer whose
+ *                                          struct module_signature is well formed
+ *                                          (id_type PKCS#7) but whose "PKCS#7" blob
+ *                                          is garbage: the kernel's PKCS#7 parser
+ *                                          fails with -EBADMSG, which is fatal
+ *
+ * Exit status 0 on success, 1 on any error (with a message on stderr).
+ * Build: cc -O2 -Wall -o modedit modedit.c -lelf
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MODULE_SIG_STRING "~Module signature appended~\n"
+
+static const char *prog = "modedit";
+static const char *path;
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s: ", prog, path ? path : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+struct mod {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+};
+
+static void mod_open(struct mod *m, int rw)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		die("libelf: %s", elf_errmsg(-1));
+	m->fd = open(path, rw ? O_RDWR : O_RDONLY);
+	if (m->fd < 0)
+		die("open: %s", strerror(errno));
+	m->elf = elf_begin(m->fd, ELF_C_READ, NULL);
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
+		die("not an ELF file (%s)", elf_errmsg(-1));
+	if (!gelf_getehdr(m->elf, &m->eh))
+		die("ELF header: %s", elf_errmsg(-1));
+	if (m->eh.e_type != ET_REL)
+		die("not a relocatable object (ET_REL)");
+	if (elf_getshdrstrndx(m->elf, &m->shstrndx) != 0)
+		die("no section name table: %s", elf_errmsg(-1));
+}
+
+static void mod_close(struct mod *m)
+{
+	elf_end(m->elf);
+	if (fsync(m->fd) != 0 && errno != EINVAL)
+		die("fsync: %s", strerror(errno));
+	close(m->fd);
+}
+
+/* Section by name; returns its index (0 when absent). */
+static size_t find_section(struct mod *m, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			die("section header: %s", elf_errmsg(-1));
+		n = elf_strptr(m->elf, m->shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return elf_ndxscn(scn);
+	}
+	return 0;
+}
+
+/* Raw bytes of a section, read straight from the file. */
+static unsigned char *read_section(struct mod *m, const char *name, GElf_Shdr *sh)
+{
+	unsigned char *buf;
+
+	if (!find_section(m, name, sh))
+		die("no section %s", name);
+	if (sh->sh_type == SHT_NOBITS)
+		die("section %s has no contents", name);
+	buf = malloc(sh->sh_size + 1);
+	if (!buf)
+		die("out of memory");
+	if (pread(m->fd, buf, sh->sh_size, sh->sh_offset) != (ssize_t)sh->sh_size)
+		die("short read of %s", name);
+	buf[sh->sh_size] = 0;
+	return buf;
+}
+
+static void write_at(struct mod *m, const void *p, size_t len, off_t off)
+{
+	if (pwrite(m->fd, p, len, off) != (ssize_t)len)
+		die("write: %s", strerror(errno));
+}
+
+/*
+ * Walk .modinfo like the kernel's module_next_tag_pair(): skip NUL runs, each
+ * entry runs to the next NUL.  Calls fn for each entry that starts "KEY=".
+ */
+typedef int (*entry_fn)(struct mod *m, const GElf_Shdr *sh, unsigned char *buf,
+			size_t off, size_t len, void *arg);
+
+static int for_each_modinfo(struct mod *m, const char *key, entry_fn fn, void *arg)
+{
+	GElf_Shdr sh;
+	unsigned char *buf = read_section(m, ".modinfo", &sh);
+	size_t klen = strlen(key), i = 0;
+	int n = 0;
+
+	while (i < sh.sh_size) {
+		size_t len;
+
+		if (!buf[i]) {
+			i++;
+			continue;
+		}
+		len = strnlen((char *)buf + i, sh.sh_size - i);
+		if (len > klen && !memcmp(buf + i, key, klen) && buf[i + klen] == '=') {
+			n++;
+			if (fn(m, &sh, buf, i, len, arg))
+				break;
+		}
+		i += len;
+	}
+	free(buf);
+	return n;
+}
+
+static int get_fn(struct mod *m, const GElf_Shdr *sh, unsigned char *buf,
+		  size_t off, size_t len, void *arg)
+{
+	size_t klen = strlen(arg);
+
+	(void)m;
+	(void)sh;
+	fwrite(buf + off + klen + 1, 1, len - klen - 1, stdout);
+	putchar('\n');
+	return 1;
+}
+
+struct set_arg {
+	const char *key, *value;
+};
+
+static int set_fn(struct mod *m, const GElf_Shdr *sh, unsigned char *buf,
+		  size_t off, size_t len, void *arg)
+{
+	struct set_arg *a = arg;
+	size_t nlen = strlen(a->key) + 1 + strlen(a->value);
+	char *e;
+
+	(void)buf;
+	if (nlen > len)
+		die("%s=%s is %zu bytes, the old entry only %zu", a->key, a->value, nlen, len);
+	e = calloc(1, len);
+	if (!e)
+		die("out of memory");
+	memcpy(e, a->key, strlen(a->key));
+	e[strlen(a->key)] = '=';
+	memcpy(e + strlen(a->key) + 1, a->value, strlen(a->value));
+	write_at(m, e, len, sh->sh_offset + off);
+	free(e);
+	return 1;
+}
+
+static int del_fn(struct mod *m, const GElf_Shdr *sh, unsigned char *buf,
+		  size_t off, size_t len, void *arg)
+{
+	char *z = calloc(1, len);
+
+	(void)buf;
+	(void)arg;
+	if (!z)
+		die("out of memory");
+	write_at(m, z, len, sh->sh_offset + off);
+	free(z);
+	return 0;
+}
+
+static void clear_alloc(struct mod *m, const char *name)
+{
+	GElf_Shdr sh;
+	size_t idx = find_section(m, name, &sh);
+	off_t off;
+
+	if (!idx)
+		die("no section %s", name);
+	if (!(sh.sh_flags & SHF_ALLOC)) {
+		fprintf(stderr, "%s: %s: %s already has no SHF_ALLOC\n", prog, path, name);
+		return;
+	}
+	/* sh_flags sits at offset 8 in both Elf32_Shdr and Elf64_Shdr. */
+	off = m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 8;
+	if (gelf_getclass(m->elf) == ELFCLASS64) {
+		Elf64_Xword f = sh.sh_flags & ~(Elf64_Xword)SHF_ALLOC, out;
+		Elf_Data src = { .d_buf = &f, .d_type = ELF_T_XWORD, .d_size = sizeof(f),
+				 .d_version = EV_CURRENT };
+		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
+
+		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+			die("xlate: %s", elf_errmsg(-1));
+		write_at(m, &out, sizeof(out), off);
+	} else {
+		Elf32_Word f = (Elf32_Word)(sh.sh_flags & ~(GElf_Xword)SHF_ALLOC), out;
+		Elf_Data src = { .d_buf = &f, .d_type = ELF_T_WORD, .d_size = sizeof(f),
+				 .d_version = EV_CURRENT };
+		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
+
+		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+			die("xlate: %s", elf_errmsg(-1));
+		write_at(m, &out, sizeof(out), off);
+	}
+}
+
+/*
+ * __versions = array of struct modversion_info { unsigned long crc;
+ * char name[64 - sizeof(unsigned long)]; }: 64-byte records on both
+ * 32- and 64-bit (4+60 or 8+56).  Invert the low 32 bits of the CRC (the
+ * kernel compares the whole unsigned long with a 32-bit CRC, so the upper
+ * bits stay 0 and the record stays otherwise valid).
+ */
+static void flip_crc(struct mod *m, const char *sym)
+{
+	GElf_Shdr sh;
+	unsigned char *buf = read_section(m, "__versions", &sh);
+	size_t csz = gelf_getclass(m->elf) == ELFCLASS64 ? 8 : 4, i;
+	int le = m->eh.e_ident[EI_DATA] == ELFDATA2LSB;
+
+	if (sh.sh_size % 64)
+		die("__versions size %#lx is not a multiple of 64", (unsigned long)sh.sh_size);
+	for (i = 0; i < sh.sh_size; i += 64) {
+		unsigned char *r = buf + i;
+		size_t nlen = strnlen((char *)r + csz, 64 - csz);
+
+		if (nlen == strlen(sym) && !memcmp(r + csz, sym, nlen)) {
+			/* low 32 bits: first 4 bytes (LE) or last 4 bytes of the word (BE) */
+			unsigned char *lo = le ? r : r + csz - 4;
+
+			for (int b = 0; b < 4; b++)
+				lo[b] ^= 0xff;
+			write_at(m, r, csz, sh.sh_offset + i);
+			free(buf);
+			return;
+		}
+	}
+	free(buf);
+	die("no __versions record for %s", sym);
+}
+
+/*
+ * [ELF][fake "PKCS#7", 16 bytes][struct module_signature, 12 bytes][magic, 28 bytes]
+ * struct module_signature { u8 algo, hash, id_type, signer_len, key_id_len;
+ *                           u8 __pad[3]; __be32 sig_len; }
+ * mod_check_sig() accepts it (id_type 2 = PKEY_ID_PKCS7, other fields 0,
+ * sig_len < size); pkcs7_parse_message() then rejects the blob: -EBADMSG.
+ */
+static void append_bogus_sig(struct mod *m)
+{
+	static const unsigned char blob[16] = "TG-BOGUS-PKCS7!";
+	unsigned char tail[28];
+	unsigned char ms[12] = { 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(blob) };
+	struct stat st;
+
+	if (fstat(m->fd, &st) != 0)
+		die("stat: %s", strerror(errno));
+	if (st.st_size >= 28 &&
+	    pread(m->fd, tail, 28, st.st_size - 28) == 28 &&
+	    !memcmp(tail, MODULE_SIG_STRING, 28))
+		die("already has a signature trailer");
+	write_at(m, blob, sizeof(blob), st.st_size);
+	write_at(m, ms, sizeof(ms), st.st_size + sizeof(blob));
+	write_at(m, MODULE_SIG_STRING, 28, st.st_size + sizeof(blob) + sizeof(ms));
+}
+
+static void get_name(struct mod *m)
+{
+	GElf_Shdr sh;
+	unsigned char *buf = read_section(m, ".gnu.linkonce.this_module", &sh);
+	size_t off = gelf_getclass(m->elf) == ELFCLASS64 ? 24 : 12;
+
+	if (sh.sh_size <= off)
+		die(".gnu.linkonce.this_module is too small (%#lx)", (unsigned long)sh.sh_size);
+	printf("%.*s\n", (int)strnlen((char *)buf + off, sh.sh_size - off), (char *)buf + off);
+	free(buf);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s FILE get-modinfo KEY\n"
+		"       %s FILE get-name\n"
+		"       %s FILE set-modinfo KEY VALUE\n"
+		"       %s FILE del-modinfo KEY\n"
+		"       %s FILE clear-alloc SECTION\n"
+		"       %s FILE flip-crc SYMBOL\n"
+		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct mod m;
+	const char *cmd;
+
+	if (argc < 3)
+		usage();
+	path = argv[1];
+	cmd = argv[2];
+	if (!strcmp(cmd, "get-modinfo") && argc == 4) {
+		mod_open(&m, 0);
+		if (!for_each_modinfo(&m, argv[3], get_fn, argv[3]))
+			die("no %s= entry in .modinfo", argv[3]);
+	} else if (!strcmp(cmd, "get-name") && argc == 3) {
+		mod_open(&m, 0);
+		get_name(&m);
+	} else if (!strcmp(cmd, "set-modinfo") && argc == 5) {
+		struct set_arg a = { argv[3], argv[4] };
+
+		mod_open(&m, 1);
+		if (!for_each_modinfo(&m, argv[3], set_fn, &a))
+			die("no %s= entry in .modinfo", argv[3]);
+	} else if (!strcmp(cmd, "del-modinfo") && argc == 4) {
+		mod_open(&m, 1);
+		if (!for_each_modinfo(&m, argv[3], del_fn, NULL))
+			die("no %s= entry in .modinfo", argv[3]);
+	} else if (!strcmp(cmd, "clear-alloc") && argc == 4) {
+		mod_open(&m, 1);
+		clear_alloc(&m, argv[3]);
+	} else if (!strcmp(cmd, "flip-crc") && argc == 4) {
+		mod_open(&m, 1);
+		flip_crc(&m, argv[3]);
+	} else if (!strcmp(cmd, "append-bogus-sig") && argc == 3) {
+		mod_open(&m, 1);
+		append_bogus_sig(&m);
+	} else {
+		usage();
+	}
+	mod_close(&m);
+	return 0;
+}
