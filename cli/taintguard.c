@@ -11,6 +11,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "check", cmd_check, "predict what the kernel does with module files" },
+	{ "audit", cmd_audit, "audit the kernel modules of packages, repositories or the system" },
 	{ "policy", cmd_policy, "validate or show a policy" },
 };
 

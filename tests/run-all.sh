@@ -1,12 +1,12 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck rpm dkms kernel sanitize (default: all).
+# Suites: unit modules crosscheck audit rpm dkms kernel sanitize (default: all).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck rpm dkms kernel sanitize"
+ALL="unit modules crosscheck audit rpm dkms kernel sanitize"
 SUITES=${*:-$ALL}
 total_pass=0
 total_fail=0
@@ -56,6 +56,7 @@ for s in $SUITES; do
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
+	audit) run_suite audit tests/audit/run.sh ;;
 	rpm) run_suite rpm tests/rpm/run.sh ;;
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;

@@ -16,6 +16,7 @@
 #   .keys/                   the throw-away signing key (made at build time)
 # Dot-directories are skipped by tests/kernel's initramfs copy.
 #
+# Skipped when OUTDIR/.built is newer than the sources (TG_REBUILD=1 forces).
 # Idempotent: kbuild only rebuilds what changed; every case file is recopied
 # from the pristine kbuild output and edited again on each run.  Fails loudly
 # (exit 1, message on stderr) when anything does not come out as expected.
@@ -50,6 +51,16 @@ SIGN_FILE=$KDIR/scripts/sign-file
 for t in cc make readelf modinfo modprobe openssl xz zstd gzip; do
 	command -v "$t" >/dev/null 2>&1 || die "$t not found (apt-get install build-essential kmod openssl xz-utils zstd gzip)"
 done
+
+# Up to date (same kernel, nothing newer than the stamp): nothing to do.  Every
+# suite calls this script; only the first one of a run builds.
+STAMP=$OUT/.built
+if [ -z "${TG_REBUILD:-}" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$K" ] &&
+	[ -z "$(find "$here/build.sh" "$here/cases.tsv" "$SRC" "$repo/tests/tools/modedit.c" -newer "$STAMP" 2>/dev/null | head -n 1)" ]; then
+	note "kernel $K: $OUT is up to date"
+	exit 0
+fi
+rm -f "$STAMP"
 
 # ---------------------------------------------------------------- modedit
 MODEDIT=$OUT/.tools/modedit
@@ -279,6 +290,7 @@ cmp -s <(gzip -dc "$OUT/gplok.ko.gz") "$OUT/gplok.ko" || bad "gplok.ko.gz"
 xz --robot --list "$OUT/gplok.ko.xz" | grep -q CRC32 || bad "gplok.ko.xz: check is not CRC32"
 
 [ "$fails" -eq 0 ] || die "$fails verification(s) failed in $OUT"
+echo "$K" >"$STAMP"
 
 # ---------------------------------------------------------------- summary
 ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)

@@ -1,0 +1,420 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# taintguard audit: builds a small yum repository at test time (rpmbuild +
+# createrepo_c, real kernel modules built with kbuild, a gpg key made on the
+# spot) and checks verdicts per package, exit codes, JSON/JUnit/SARIF, --jobs
+# determinism, --excludes, signatures, corrupted packages and --installed.
+#
+#   tests/audit/run.sh            (B=build by default; KEEP=1 keeps the tmp dir)
+set -u
+cd "$(dirname "$0")/../.."
+TOP=$PWD
+B=${B:-build}
+TG=$TOP/$B/taintguard
+KVER=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+KBUILD=/lib/modules/$KVER/build
+PASS=0
+FAIL=0
+
+POLICY=$TOP/policy/default.yaml
+tg() { local cmd=$1; shift; "$TG" "$cmd" --policy "$POLICY" "$@"; }
+ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
+notok() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+check() { # check "description" command...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+finish() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+	exit $?
+}
+
+T=$(mktemp -d /tmp/tg-audit.XXXXXX)
+if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$T"' EXIT; else echo "# keeping $T"; fi
+
+# ------------------------------------------------------------ prerequisites
+[ -x "$TG" ] || make -s >/dev/null 2>&1 || true
+if [ ! -x "$TG" ]; then notok "taintguard is built ($TG)"; finish; fi
+for tool in rpmbuild rpmsign rpmkeys gpg python3; do
+	command -v $tool >/dev/null || { notok "$tool is installed"; finish; }
+done
+if ! command -v createrepo_c >/dev/null; then
+	apt-get install -y -qq createrepo-c >/dev/null 2>&1 || true
+fi
+command -v createrepo_c >/dev/null || { notok "createrepo_c is installed (apt-get install createrepo-c)"; finish; }
+[ -d "$KBUILD" ] || { notok "kernel build tree $KBUILD"; finish; }
+SYMVERS=$KBUILD/Module.symvers
+[ -f "$SYMVERS" ] || SYMVERS=/usr/src/linux-headers-$KVER/Module.symvers
+[ -f "$SYMVERS" ] || { notok "Module.symvers of $KVER"; finish; }
+
+# ------------------------------------------------------------------ modules
+# The project's test modules (tests/modules/build.sh, shared with every suite).
+MODS=$T/mods
+OUT=${TG_MODULES_OUT:-tests/modules/out}
+mkdir -p "$MODS"
+need="gplok lve propplain propexp gplimp"
+have_all() { for m in $need; do [ -f "$1/$m.ko" ] || return 1; done; }
+TG_KERNEL=$KVER tests/modules/build.sh "$OUT" >"$T/kbuild.log" 2>&1 && have_all "$OUT" &&
+	for m in $need; do cp "$OUT/$m.ko" "$MODS/"; done
+if ! have_all "$MODS"; then notok "test modules built"; tail -20 "$T/kbuild.log"; finish; fi
+ok "test modules built"
+
+# ----------------------------------------------------------------- packages
+TOPDIR=$T/rpmbuild
+mkdir -p "$TOPDIR"/{SPECS,SOURCES,BUILD,RPMS,SRPMS} "$T/repo" "$T/src"
+EXTRA=/lib/modules/$KVER/extra
+
+# mkpkg NAME LICENSE PAYLOAD "SRC:DEST ..."
+mkpkg() {
+	local name=$1 license=$2 payload=$3 files=$4 spec=$TOPDIR/SPECS/$1.spec f src dst
+	{
+		echo "Name: $name"
+		echo "Version: 1.0"
+		echo "Release: 1"
+		echo "Summary: taintguard audit test package $name"
+		echo "License: $license"
+		echo "BuildArch: noarch"
+		echo "%global debug_package %{nil}"
+		echo "%global __os_install_post %{nil}"
+		echo "%global __brp_strip %{nil}"
+		echo "%description"
+		echo "test package"
+		echo "%install"
+		for f in $files; do
+			src=${f%%:*}
+			dst=${f#*:}
+			echo "mkdir -p %{buildroot}$(dirname "$dst")"
+			echo "cp $src %{buildroot}$dst"
+		done
+		echo "%files"
+		for f in $files; do echo "${f#*:}"; done
+	} >"$spec"
+	rpmbuild -bb --quiet --define "_topdir $TOPDIR" --define "_binary_payload $payload" \
+		--define "_build_id_links none" "$spec" >"$T/rpmbuild-$name.log" 2>&1 &&
+		cp "$TOPDIR/RPMS/noarch/$name-1.0-1.noarch.rpm" "$T/repo/"
+}
+
+xz --check=crc32 -k -c "$MODS/lve.ko" >"$MODS/lve.ko.xz"
+zstd -q -c "$MODS/propplain.ko" >"$MODS/propplain.ko.zst"
+echo "no modules here" >"$T/src/README"
+
+built=0
+mkpkg kmod-gplok "GPL-2.0-only" w9.gzdio "$MODS/gplok.ko:$EXTRA/gplok.ko" && built=$((built + 1))
+mkpkg kmod-lve "GPL-2.0-only" w2.xzdio "$MODS/lve.ko.xz:$EXTRA/lve.ko.xz" && built=$((built + 1))
+mkpkg kmod-prop "Proprietary" w9.bzdio "$MODS/propplain.ko.zst:$EXTRA/propplain.ko.zst" && built=$((built + 1))
+mkpkg kmod-propexp "Proprietary" w19.zstdio "$MODS/propexp.ko:$EXTRA/propexp.ko" && built=$((built + 1))
+mkpkg kmod-gplimp "GPL-2.0-only" w19.zstdio "$MODS/gplimp.ko:$EXTRA/gplimp.ko" && built=$((built + 1))
+mkpkg kernel-devel-tg "GPL-2.0-only" w2.xzdio "$SYMVERS:/usr/src/kernels/$KVER/Module.symvers" && built=$((built + 1))
+mkpkg nomods "MIT" w9.gzdio "$T/src/README:/usr/share/doc/nomods/README" && built=$((built + 1))
+mkpkg kmod-broken "GPL-2.0-only" w9.gzdio "$MODS/gplok.ko:$EXTRA/broken/gplok.ko" && built=$((built + 1))
+mkpkg kmod-signed "GPL-2.0-only" w19.zstdio "$MODS/gplok.ko:$EXTRA/signed/gplok.ko" && built=$((built + 1))
+if [ $built -eq 9 ]; then ok "9 packages built with rpmbuild (gzip, bzip2, xz, zstd payloads)"; else
+	notok "packages built ($built of 9)"
+	tail -5 "$T"/rpmbuild-*.log
+	finish
+fi
+
+# a signed package, with a throwaway key
+export GNUPGHOME=$T/gnupg
+mkdir -m 700 "$GNUPGHOME"
+gpg --batch --quiet --passphrase '' --quick-gen-key 'taintguard test <tg-test@example.invalid>' \
+	rsa2048 sign never >/dev/null 2>&1
+gpg --batch --armor --export tg-test@example.invalid >"$T/key.asc" 2>/dev/null
+check "rpmsign signs kmod-signed" rpmsign --addsign --define "_gpg_name tg-test@example.invalid" --define "__gpg $(command -v gpg)" \
+	--define "_gpg_path $GNUPGHOME" "$T/repo/kmod-signed-1.0-1.noarch.rpm" >"$T/sign.log" 2>&1
+mkdir -p "$T/keydb"
+rpmkeys --dbpath "$T/keydb" --initdb >/dev/null 2>&1
+check "key imported into a private keyring" rpmkeys --dbpath "$T/keydb" --import "$T/key.asc"
+
+# corrupt the payload of kmod-broken: flip bytes in the middle of the payload
+python3 - "$T/repo/kmod-broken-1.0-1.noarch.rpm" <<'EOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+def hdr(off):
+    il, dl = struct.unpack('>II', b[off + 8:off + 16])
+    return off + 16 + il * 16 + dl
+sig_end = hdr(96)
+sig_end += (8 - sig_end % 8) % 8
+payload = hdr(sig_end)
+mid = payload + (len(b) - payload) // 2
+for i in range(mid, mid + 16):
+    b[i] ^= 0x5a
+open(p, 'wb').write(bytes(b))
+EOF
+
+createrepo_c -q "$T/repo" >/dev/null 2>&1
+check "createrepo_c made repodata" test -f "$T/repo/repodata/repomd.xml"
+
+# ------------------------------------------------------------ the audit
+J=$T/out.json
+tg audit --format json "$T/repo" >"$J" 2>"$T/err.txt"
+rc=$?
+check "repository audit exits 3 (a corrupted package is an error)" test $rc -eq 3
+check "no progress bar when stderr is not a terminal" sh -c "! grep -q 'packages,' '$T/err.txt'"
+check "error message names the package file" grep -q "taintguard: .*kmod-broken-1.0-1.noarch.rpm: payload" "$T/err.txt"
+
+py() { python3 - "$J" "$@"; }
+check "JSON parses and has the package contract" py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "audit/1"
+for p in d["packages"]:
+    for k in ("package", "nevra", "file", "license_tag", "action", "status", "error", "signature",
+              "targets", "modules", "taint"):
+        assert k in p, k
+    for m in p["modules"]:
+        for k in ("path", "package", "nevra", "license_tag", "module", "license", "kernel", "loads",
+                  "taint", "refusal", "action", "rule", "reasons", "error", "gpl_only_known"):
+            assert k in m, k
+        assert m["package"] == p["package"] and m["nevra"] == p["nevra"]
+        assert m["license_tag"] == p["license_tag"]
+EOF
+
+expect() { # expect PACKAGE STATUS
+	py "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {p["package"]: p for p in d["packages"]}
+got = p.get(sys.argv[2], {}).get("status")
+if got != sys.argv[3]:
+    print("#  %s: expected %s, got %s" % (sys.argv[2], sys.argv[3], got))
+    sys.exit(1)
+EOF
+}
+check "kmod-gplok: allow" expect kmod-gplok allow
+check "kmod-lve: deny (forced-taint list)" expect kmod-lve deny
+check "kmod-prop (Proprietary, .ko.zst in a bzip2 payload): mark" expect kmod-prop mark
+check "kmod-propexp (Proprietary exporter): mark" expect kmod-propexp mark
+check "kmod-gplimp (GPL user of a proprietary export in another package): deny" expect kmod-gplimp deny
+check "kmod-broken (flipped payload bytes): error" expect kmod-broken error
+check "kmod-signed: allow" expect kmod-signed allow
+
+check "details: lve is refused, gplimp refused after inheriting P from its proprietary import, license tags" py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {p["package"]: p for p in d["packages"]}
+lve = p["kmod-lve"]["modules"][0]
+assert lve["path"].endswith("/extra/lve.ko.xz") and lve["forced_taint"] and not lve["loads"], lve
+assert lve["license"] == "GPL" and lve["license_tag"] == "GPL-2.0-only"
+imp = p["kmod-gplimp"]["modules"][0]
+assert not imp["loads"], imp
+# the kernel (tests/modules/cases.tsv, gplimp): resolving the proprietary
+# import first makes the module proprietary, then ktime_get is denied
+codes = [r["code"] for r in imp["refusal"]]
+assert codes[:1] == ["gpl-only-denied"], codes
+assert "P" in [f["flag"] for f in imp["flags"]], imp
+assert "P" in p["kmod-prop"]["taint"]
+assert p["kmod-prop"]["license_tag"] == "Proprietary"
+assert p["kmod-prop"]["modules"][0]["license"] == "Proprietary"
+EOF
+check "target kernel and symvers come from the kernel-devel package in the repository" py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["packages"]:
+    if p["package"] == "kmod-broken":
+        continue
+    t = p["targets"]
+    assert len(t) == 1 and t[0]["kernel"] == "6.1.0-57-amd64", t
+    assert t[0]["symvers_source"] == "package", t
+    assert "kernel-devel-tg-1.0-1.noarch:/usr/src/kernels/6.1.0-57-amd64/Module.symvers" == t[0]["symvers"], t
+    for m in p["modules"]:
+        assert m["gpl_only_known"] is True, m
+EOF
+check "packages without modules are skipped, not listed" py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [p["package"] for p in d["packages"]]
+assert "nomods" not in names and "kernel-devel-tg" not in names, names
+assert d["summary"]["skipped_without_modules"] == 2, d["summary"]
+assert names == sorted(names), names
+EOF
+check "signatures: signed package without its key is nokey, others unsigned" py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {p["package"]: p for p in d["packages"]}
+assert p["kmod-signed"]["signature"]["status"] == "nokey", p["kmod-signed"]["signature"]
+assert "Key ID" in (p["kmod-signed"]["signature"]["info"] or ""), p["kmod-signed"]["signature"]
+assert p["kmod-gplok"]["signature"]["status"] == "unsigned"
+EOF
+
+tg audit --format json --dbpath "$T/keydb" "$T/repo/kmod-signed-1.0-1.noarch.rpm" "$T/repo/kernel-devel-tg-1.0-1.noarch.rpm" >"$T/signed.json" 2>"$T/signed.err"
+rc=$?
+check "signed package with its key in --dbpath: signature ok, exit 0" python3 - "$T/signed.json" $rc <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "0", sys.argv[2]
+p = d["packages"][0]
+assert p["package"] == "kmod-signed" and p["signature"]["status"] == "ok", p
+EOF
+
+# --jobs determinism
+tg audit --format json --jobs 1 "$T/repo" >"$T/j1.json" 2>/dev/null
+tg audit --format json --jobs 2 "$T/repo" >"$T/j2.json" 2>/dev/null
+check "--jobs 1 and --jobs 2 give byte-identical JSON" cmp -s "$T/j1.json" "$T/j2.json"
+check "--jobs 2 matches the default run" cmp -s "$J" "$T/j2.json"
+
+# a directory of .rpm files (no repodata), without the broken package
+mkdir -p "$T/dir/sub"
+cp "$T"/repo/*.rpm "$T/dir/sub/"
+rm "$T/dir/sub/kmod-broken-1.0-1.noarch.rpm"
+tg audit --format json "$T/dir" >"$T/dir.json" 2>"$T/dir.err"
+rc=$?
+check "directory of packages (recursive, no repodata): exit 2 (something denied)" test $rc -eq 2
+check "directory audit finds the same verdicts" python3 - "$T/dir.json" "$J" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+va = {p["package"]: p["status"] for p in a["packages"]}
+vb = {p["package"]: p["status"] for p in b["packages"] if p["package"] != "kmod-broken"}
+assert va == vb, (va, vb)
+EOF
+
+# --excludes
+tg audit --excludes "$T/dir" >"$T/excl.txt" 2>/dev/null
+check "--excludes prints the denied NEVRAs for dnf" \
+	test "$(cat "$T/excl.txt")" = "excludepkgs=kmod-gplimp-1.0-1.noarch,kmod-lve-1.0-1.noarch"
+
+# a single package alone: gplimp without its provider is still refused (unknown symbol)
+tg audit "$T/repo/kmod-gplok-1.0-1.noarch.rpm" >"$T/one.txt" 2>&1
+rc=$?
+check "single clean package: text summary, exit 0 or 1 (symvers from the host)" \
+	sh -c "[ $rc -le 1 ] && grep -q '^kmod-gplok-1.0-1.noarch: ' '$T/one.txt'"
+tg audit --symvers "$SYMVERS" "$T/repo/kmod-gplok-1.0-1.noarch.rpm" "$T/repo/nomods-1.0-1.noarch.rpm" >"$T/one.txt" 2>&1
+rc=$?
+check "package without modules next to a clean one: exit 0" test $rc -eq 0
+check "text output has the package summary and module details" \
+	sh -c "grep -q '^kmod-gplok-1.0-1.noarch: allow, 1 module' '$T/one.txt' && grep -q '^== kmod-gplok' '$T/one.txt' && grep -q '1 package without modules skipped' '$T/one.txt'"
+
+# broken inputs
+head -c 4000 "$T/repo/kmod-gplok-1.0-1.noarch.rpm" >"$T/trunc.rpm"
+echo "not an rpm" >"$T/junk.rpm"
+cp "$T/repo/kmod-gplok-1.0-1.noarch.rpm" "$T/hdr.rpm"
+python3 - "$T/hdr.rpm" <<'EOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+def hdr(off):
+    il, dl = struct.unpack('>II', b[off + 8:off + 16])
+    return off + 16 + il * 16 + dl, il
+end, _ = hdr(96)
+end += (8 - end % 8) % 8
+hend, il = hdr(end)
+store = end + 16 + il * 16
+# flip a byte of the header's data store (the Summary text lives there)
+i = b.index(b"taintguard audit test package", store)
+b[i] ^= 0x20
+open(p, 'wb').write(bytes(b))
+EOF
+for f in trunc junk hdr; do
+	tg audit --format json "$T/$f.rpm" >"$T/$f.json" 2>"$T/$f.err"
+	rc=$?
+	check "$f.rpm: exit 3 and a package error, never clean" python3 - "$T/$f.json" $rc <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "3", sys.argv[2]
+p = d["packages"][0]
+assert p["status"] == "error" and p["error"], p
+EOF
+done
+check "header digest failure is reported as such" grep -q "header digest" "$T/hdr.err"
+
+# JUnit
+tg audit --format junit "$T/repo" >"$T/junit.xml" 2>/dev/null
+check "JUnit: parses, one testcase per package, failure for deny, error for corrupt" python3 - "$T/junit.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "testsuites"
+cases = {c.get("name"): c for c in r.iter("testcase")}
+assert len(cases) == 7, list(cases)
+assert cases["kmod-lve-1.0-1.noarch"].find("failure") is not None
+assert cases["kmod-gplimp-1.0-1.noarch"].find("failure") is not None
+assert cases["kmod-gplok-1.0-1.noarch"].find("failure") is None
+assert cases["kmod-broken-1.0-1.noarch"].find("error") is not None
+props = {p.get("name"): p.get("value") for p in cases["kmod-prop-1.0-1.noarch"].iter("property")}
+assert props["action"] == "mark" and props["license_tag"] == "Proprietary", props
+assert props["kernel"].startswith("6.1.0-57-amd64 kernel-devel-tg"), props
+ts = r.find("testsuite")
+assert ts.get("tests") == "7" and ts.get("failures") == "2" and ts.get("errors") == "1", ts.attrib
+EOF
+
+# SARIF
+tg audit --format sarif "$T/repo" >"$T/sarif.json" 2>/dev/null
+check "SARIF 2.1.0: required fields, one result per denied/marked module" python3 - "$T/sarif.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["version"] == "2.1.0" and "sarif-2.1.0" in s["$schema"]
+run = s["runs"][0]
+assert run["tool"]["driver"]["name"] == "taintguard"
+rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+res = run["results"]
+for r in res:
+    assert r["ruleId"] in rules and rules[r["ruleIndex"]] == r["ruleId"]
+    assert r["level"] in ("error", "warning")
+    assert r["message"]["text"]
+    assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+by = {}
+for r in res:
+    by.setdefault(r["properties"]["package"], []).append(r)
+assert by["kmod-lve"][0]["level"] == "error" and by["kmod-lve"][0]["ruleId"] == "refused-by-kernel" or \
+       by["kmod-lve"][0]["ruleId"] == "forced-taint-list", by["kmod-lve"]
+assert by["kmod-prop"][0]["level"] == "warning" and by["kmod-prop"][0]["ruleId"] == "proprietary"
+assert by["kmod-gplimp"][0]["level"] == "error"
+assert "kmod-gplok" not in by and "kmod-signed" not in by
+assert any(r["ruleId"] == "read-error" for r in by["kmod-broken"])
+EOF
+
+# ----------------------------------------------------------- --installed
+R=$T/root
+mkdir -p "$R"
+if rpm --root "$R" -i --nodeps --noscripts --ignorearch --nosignature \
+	"$T/repo/kmod-gplok-1.0-1.noarch.rpm" "$T/repo/kmod-lve-1.0-1.noarch.rpm" >"$T/rpmi.log" 2>&1; then
+	ok "packages installed into a test root"
+	mkdir -p "$R/lib/modules/$KVER/updates/dkms" "$R/lib/modules/6.1.0-99-amd64/weak-updates" \
+		"$R/usr/src/linux-headers-$KVER"
+	cp "$MODS/propplain.ko" "$R/lib/modules/$KVER/updates/dkms/"
+	# a newer kernel reusing kmod-gplok's module through weak-updates
+	ln -s "/lib/modules/$KVER/extra/gplok.ko" "$R/lib/modules/6.1.0-99-amd64/weak-updates/gplok.ko"
+	cp "$SYMVERS" "$R/usr/src/linux-headers-$KVER/Module.symvers"
+	# the kernel's config, as linux-image installs it: vermagic and signing facts
+	mkdir -p "$R/boot"
+	cp "$KBUILD/.config" "$R/boot/config-$KVER"
+	tg audit --installed --root "$R" --format json >"$T/inst.json" 2>"$T/inst.err"
+	rc=$?
+	check "--installed: exit 2, owned packages and unowned modules (DKMS, weak-updates)" \
+		python3 - "$T/inst.json" $rc <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "2", sys.argv[2]
+p = {(x["package"] or "(unowned)"): x for x in d["packages"]}
+assert set(p) == {"kmod-gplok", "kmod-lve", "(unowned)"}, list(p)
+assert p["kmod-lve"]["status"] == "deny" and p["kmod-lve"]["installed"]
+assert p["kmod-gplok"]["status"] == "allow", p["kmod-gplok"]
+assert p["kmod-gplok"]["targets"][0]["symvers_source"] == "host", p["kmod-gplok"]["targets"]
+u = {m["path"]: m for m in p["(unowned)"]["modules"]}
+assert set(u) == {"/lib/modules/6.1.0-57-amd64/updates/dkms/propplain.ko",
+                  "/lib/modules/6.1.0-99-amd64/weak-updates/gplok.ko"}, list(u)
+w = u["/lib/modules/6.1.0-99-amd64/weak-updates/gplok.ko"]
+assert w["link_target"] == "/lib/modules/6.1.0-57-amd64/extra/gplok.ko" and w["kernel"] == "6.1.0-99-amd64", w
+assert w["error"] is None and w["owned"] is False and w["module"] == "gplok", w
+assert u["/lib/modules/6.1.0-57-amd64/updates/dkms/propplain.ko"]["action"] == "mark"
+EOF
+else
+	notok "packages installed into a test root"
+	tail -5 "$T/rpmi.log"
+fi
+
+# ---------------------------------------------------------------- usage
+tg audit --help >"$T/help.txt"
+check "--help exits 0 and documents --installed, --excludes and exit codes" \
+	sh -c "grep -q -- '--installed' '$T/help.txt' && grep -q -- '--excludes' '$T/help.txt' && grep -q 'Exit codes' '$T/help.txt'"
+tg audit >/dev/null 2>"$T/usage.err"
+rc=$?
+check "no PATH: exit 3 with a message" sh -c "[ $rc -eq 3 ] && grep -q '^taintguard: audit needs' '$T/usage.err'"
+tg audit "$T/nonexistent.rpm" >/dev/null 2>"$T/ne.err"
+rc=$?
+check "missing file: 'taintguard: FILE: cause', exit 3" \
+	sh -c "[ $rc -eq 3 ] && grep -q '^taintguard: $T/nonexistent.rpm: No such file' '$T/ne.err'"
+
+finish
