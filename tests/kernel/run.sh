@@ -1,0 +1,185 @@
+#!/bin/bash
+# Make the real kernel the judge: boot the distribution kernel under QEMU once
+# per test case, insmod the case's module (after its preloads), record what the
+# kernel did, and compare it with tests/modules/cases.tsv and with
+# `taintguard check --format json`.  See tests/kernel/README.md.
+#
+# Usage: tests/kernel/run.sh [--cases FILE] [--modules DIR] [--out DIR]
+# Environment: B (build dir, default build), TG_KVER (default 6.1.0-57-amd64),
+#   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
+#   TG_BOOT (pvh|bzimage, default pvh when the kernel supports it),
+#   TG_BOOT_TIMEOUT (seconds per boot, default 90).
+set -u
+cd "$(dirname "$0")/../.."
+TOP=$PWD
+B=${B:-build}
+KVER=${TG_KVER:-6.1.0-57-amd64}
+CASES=tests/modules/cases.tsv
+MODS=tests/modules/out
+OUT=tests/out/kernel
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cases) CASES=$2; shift 2 ;;
+	--modules) MODS=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [--cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
+JOBS=${TG_JOBS:-$(nproc)}
+TMO=${TG_BOOT_TIMEOUT:-90}
+start=$(date +%s)
+
+bail() { echo "not ok - kernel test setup: $*"; echo "0 passed, 1 failed"; exit 1; }
+
+# Every QEMU we start runs under `setsid timeout`, in its own process group,
+# listed in $PIDDIR; on exit stop the boot loops first, then those groups.
+PIDDIR=
+cleanup() {
+	local p f
+	for p in $(jobs -p); do kill -TERM "$p" 2>/dev/null; done
+	if [ -n "$PIDDIR" ] && [ -d "$PIDDIR" ]; then
+		for f in "$PIDDIR"/*; do
+			[ -e "$f" ] || continue
+			p=${f##*/}
+			kill -TERM -- "-$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null
+		done
+	fi
+	wait 2>/dev/null
+	[ -n "$PIDDIR" ] && rm -rf "$PIDDIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+KIMG=/boot/vmlinuz-$KVER
+[ -r "$KIMG" ] || bail "$KIMG missing (apt-get install linux-image-$KVER)"
+[ -d "/lib/modules/$KVER" ] || bail "/lib/modules/$KVER missing"
+command -v qemu-system-x86_64 >/dev/null || bail "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+BUSYBOX=
+for b in /bin/busybox /usr/bin/busybox; do
+	if [ -x "$b" ] && file -L "$b" | grep -q 'statically linked'; then BUSYBOX=$b; break; fi
+done
+[ -n "$BUSYBOX" ] || bail "static busybox missing (apt-get install busybox-static)"
+KMOD=$(command -v kmod) || bail "kmod missing"
+command -v cpio >/dev/null || bail "cpio missing"
+[ -x "$B/taintguard" ] || bail "$B/taintguard missing (run make)"
+
+# Test modules (tests/modules/build.sh, as tests/modules/check.sh does it).
+if [ "$MODS" = tests/modules/out ] && [ -x tests/modules/build.sh ]; then
+	tests/modules/build.sh "$MODS" >/dev/null || bail "tests/modules/build.sh failed"
+fi
+[ -f "$CASES" ] || bail "$CASES missing"
+[ -d "$MODS" ] || bail "$MODS missing"
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+MODS=$(cd "$MODS" && pwd)
+LOGS=$OUT/logs
+rm -rf "$LOGS" "$OUT/root"
+mkdir -p "$LOGS"
+ROOT=$OUT/root
+
+# ---- initramfs: busybox, kmod's insmod (+ its shared libraries), /init, modules
+mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,lib,lib64}
+python3 tests/kernel/harness.py plan "$CASES" "$MODS" "$ROOT" "$OUT/plan.json" "$KVER" ||
+	bail "cannot plan the cases"
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+for a in $("$BUSYBOX" --list); do
+	case $a in busybox|insmod|rmmod|lsmod|modinfo|modprobe|depmod) ;;
+	*) ln -s busybox "$ROOT/bin/$a" ;; esac
+done
+# kmod's insmod, as the research used (kmod 30): it decompresses .xz/.zst in
+# userspace; Debian's kmod has no zlib, so .gz reaches the kernel as is.
+cp "$KMOD" "$ROOT/bin/kmod"
+for a in insmod rmmod lsmod modinfo; do ln -s ../bin/kmod "$ROOT/sbin/$a"; done
+for l in $(ldd "$KMOD" | grep -o '/[^ ]*'); do
+	mkdir -p "$ROOT$(dirname "$l")"
+	cp -L "$l" "$ROOT$l"
+done
+install -m 755 tests/kernel/init.sh "$ROOT/init"
+# Uncompressed cpio: it is ~15 MB, and the guest unpacks it faster than it
+# would decompress it under TCG.
+(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$OUT/initrd.cpio" ||
+	bail "cpio failed"
+NBOOT=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$OUT/plan.json")
+
+# ---- kernel image: PVH direct boot of the uncompressed vmlinux when the kernel
+# has CONFIG_PVH (same kernel, skips ~6 s of in-guest decompression under TCG).
+BOOT=${TG_BOOT:-pvh}
+KERNEL=$KIMG
+if [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "/boot/config-$KVER" 2>/dev/null; then
+	if [ ! -s "$OUT/vmlinux-$KVER" ] || [ "$KIMG" -nt "$OUT/vmlinux-$KVER" ]; then
+		python3 tests/kernel/harness.py vmlinux "$KIMG" "$OUT/vmlinux-$KVER" || BOOT=bzimage
+	fi
+	[ "$BOOT" = pvh ] && KERNEL=$OUT/vmlinux-$KVER
+else
+	BOOT=bzimage
+fi
+
+# boot ACCEL IDX LOG TIMEOUT: one guest running case IDX; serial log to LOG.
+# ACCEL: tcg, kvm (-cpu host) or kvm-default (QEMU's default CPU model).
+boot() {
+	local accel=$1 idx=$2 log=$3 tmo=$4 opt p rc
+	case $accel in
+	kvm) opt="-accel kvm -cpu host" ;;
+	kvm-default) opt="-accel kvm" ;;
+	*) opt="-accel tcg" ;;
+	esac
+	setsid timeout -k 5 "$tmo" qemu-system-x86_64 $opt -m 512 -smp 1 \
+		-nographic -no-reboot -net none -kernel "$KERNEL" -initrd "$OUT/initrd.cpio" \
+		-append "console=ttyS0 quiet panic=-1 tgcase=$idx" </dev/null >"$log" 2>&1 &
+	p=$!
+	: >"$PIDDIR/$p"
+	wait "$p" 2>/dev/null; rc=$?
+	rm -f "$PIDDIR/$p"
+	return "$rc"
+}
+booted() { grep -q 'TGEND tainted=' "$1"; }
+
+# ---- accelerator: KVM if it can really boot this kernel (a guest with no case
+# prints TGEND and powers off), else TCG.
+PIDDIR=$(mktemp -d /tmp/tg-kernel-pids.XXXXXX)
+ACCEL=${TG_ACCEL:-}
+if [ -z "$ACCEL" ]; then
+	ACCEL=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		# e.g. kvm_pvm: "-cpu host" aborts on an MSR write, the default CPU hangs.
+		for a in kvm kvm-default; do
+			boot "$a" probe "$OUT/probe-$a.log" 12
+			if booted "$OUT/probe-$a.log"; then ACCEL=$a; break; fi
+		done
+	fi
+fi
+# A PVH boot that fails falls back to the bzImage.
+if [ "$BOOT" = pvh ]; then
+	boot "$ACCEL" probe "$OUT/probe-pvh.log" "$TMO"
+	if ! booted "$OUT/probe-pvh.log"; then BOOT=bzimage; KERNEL=$KIMG; fi
+fi
+if [ "$ACCEL" = tcg ]; then
+	if [ -n "${TG_ACCEL:-}" ]; then why="TCG (TG_ACCEL=tcg)"
+	elif [ -e /dev/kvm ]; then why="TCG (/dev/kvm present but KVM cannot boot this kernel)"
+	else why="TCG (no /dev/kvm)"; fi
+else
+	why="KVM ($ACCEL)"
+fi
+echo "# kernel $KVER, accelerator: $why, boot: $BOOT, $NBOOT boots, $JOBS parallel"
+
+# ---- one fresh boot per case, JOBS at a time; a boot without result is retried once.
+run_one() {
+	local i=$1 log=$LOGS/$(printf %03d "$1").log
+	boot "$ACCEL" "$i" "$log" "$TMO"
+	booted "$log" || { mv "$log" "$log.try1"; boot "$ACCEL" "$i" "$log" "$TMO"; }
+}
+i=0
+while [ "$i" -lt "$NBOOT" ]; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	run_one "$i" &
+	i=$((i + 1))
+done
+wait
+
+python3 tests/kernel/harness.py compare "$OUT/plan.json" "$LOGS" "$B/taintguard" "$KVER" "$MODS" |
+	tee "$OUT/result.txt"
+rc=${PIPESTATUS[0]}
+echo "# $(($(date +%s) - start)) s; serial logs in $LOGS" >&2
+exit "$rc"
