@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* String vectors and module files in a directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hook.h"
+
+int strv_push(struct strv *sv, const char *s)
+{
+	if (sv->n == sv->cap) {
+		size_t ncap = sv->cap ? sv->cap * 2 : 16;
+		char **nv = realloc(sv->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		sv->v = nv;
+		sv->cap = ncap;
+	}
+	sv->v[sv->n] = strdup(s);
+	return sv->v[sv->n++] ? 0 : -ENOMEM;
+}
+
+void strv_free(struct strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+bool strv_has(const struct strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+bool is_module_file(const char *name)
+{
+	static const char *const sfx[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t l = strlen(sfx[i]);
+
+		if (n > l && !strcmp(name + n - l, sfx[i]))
+			return true;
+	}
+	return false;
+}
+
+void module_stem(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	char *dot;
+
+	bfmt(buf, len, "%s", base ? base + 1 : path);
+	dot = strstr(buf, ".ko");
+	if (dot)
+		*dot = '\0';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(struct strv *out, const char *dir, bool recursive, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	while (r == 0 && (e = readdir(d))) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (bfmt(p, sizeof(p), "%s/%s", dir, e->d_name) < 0)
+			continue;
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (recursive && depth < 16)
+				r = walk(out, p, recursive, depth + 1);
+		} else if (S_ISREG(st.st_mode) && is_module_file(e->d_name)) {
+			r = strv_push(out, p);
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int collect_modules(struct strv *out, const char *dir, bool recursive)
+{
+	size_t first = out->n;
+	int r = walk(out, dir, recursive, 0);
+
+	if (r == 0 && out->n > first)
+		qsort(out->v + first, out->n - first, sizeof(char *), cmp_str);
+	return r;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * taintguard-dkms: DKMS integration of taintguard.  Shared declarations of
+ * the small files in hooks/ (one concern each):
+ *
+ *   taintguard-dkms.c  main: dispatch on mode (argv[0] name or first argument)
+ *   settings.c         /etc/taintguard/dkms.conf and dkms's framework.conf
+ *   dkms_env.c         what dkms tells us: env, cwd, parent command line, tree
+ *   files.c            string vectors, module files in a directory
+ *   dkms_check.c       judging a set of module files, dkms-style messages
+ *   modprobe_rule.c    /etc/modprobe.d/taintguard-NAME.conf
+ *   mark_record.c      /var/lib/taintguard/marks/dkms-*.json
+ *   run.c              running other programs
+ *   mode_sign.c        sign-file: the framework.conf.d sign_file callback
+ *   mode_preinstall.c  pre-install: the PRE_INSTALL veto
+ *   mode_audit.c       kernel-postinst, after-dkms, sync: the safety net
+ */
+#ifndef TG_HOOK_H
+#define TG_HOOK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "taintguard.h"
+
+#define PROG "taintguard-dkms"
+
+/* argv[0] names under which dkms runs us (symlinks to taintguard-dkms). */
+#define SIGN_NAME "taintguard-dkms-sign"
+#define PREINSTALL_NAME "taintguard-dkms-pre-install"
+
+/* Name of the environment variable the dkms wrapper exports. */
+#define DIRECTIVE_ENV "DKMS_DIRECTIVE_TG"
+
+#ifndef TG_SYSCONFDIR
+#define TG_SYSCONFDIR "/etc/taintguard"
+#endif
+#ifndef TG_LOCALSTATEDIR
+#define TG_LOCALSTATEDIR "/var/lib/taintguard"
+#endif
+
+/* ------------------------------------------------------------ settings */
+
+enum hook_mode { HOOK_ENFORCE, HOOK_WARN };
+enum sign_deny { SIGN_DENY_AUTO, SIGN_DENY_UNLINK, SIGN_DENY_KEEP };
+
+struct settings {
+	char path[PATH_MAX];		/* the file read ("" when none) */
+	enum hook_mode mode;		/* mode=enforce|warn */
+	bool fail_kernel_upgrade;	/* fail_kernel_upgrade=no|yes */
+	enum sign_deny sign_file_deny;	/* sign_file_deny=auto|unlink|keep */
+	char policy[PATH_MAX];		/* policy=FILE ("" = tg_policy_default_path()) */
+	char sign_file[PATH_MAX];	/* sign_file=PROG: the real signer ("" = detect) */
+	char dkms[PATH_MAX];		/* dkms=PROG used for "dkms uninstall" */
+	char dkms_tree[PATH_MAX];	/* dkms_tree=DIR ("" = dkms's framework.conf, /var/lib/dkms) */
+	char install_tree[PATH_MAX];	/* install_tree=DIR (/lib/modules) */
+	char modprobe_dir[PATH_MAX];	/* modprobe_dir=DIR (/etc/modprobe.d) */
+	char marks_dir[PATH_MAX];	/* marks_dir=DIR (/var/lib/taintguard/marks) */
+	char framework_conf[PATH_MAX];	/* framework_conf=FILE (/etc/dkms/framework.conf) */
+	char own_snippet[PATH_MAX];	/* our framework.conf.d file, skipped when chaining */
+};
+
+/* Defaults, then $TAINTGUARD_DKMS_CONF or /etc/taintguard/dkms.conf.  <0 on a bad file. */
+int settings_load(struct settings *s);
+/*
+ * Value of dkms framework variable @var for @kernelver, as dkms computes it:
+ * framework.conf then framework.conf.d/ *.conf in glob order (skipping our
+ * own snippet), sourced by bash.  "" when unset.
+ */
+int framework_get(const struct settings *s, const char *var, const char *kernelver,
+		  char *buf, size_t len);
+/* The dkms tree: settings, else framework.conf, else /var/lib/dkms. */
+const char *settings_dkms_tree(struct settings *s);
+
+/* ------------------------------------------------------------ dkms env */
+
+/* dkms exports these (as a side effect) to its hooks and to sign_file. */
+struct dkms_ctx {
+	const char *kernelver, *arch, *module, *module_version;
+	bool autoinstall;	/* an ancestor is "dkms autoinstall" / "dkms kernel_postinst" */
+	bool wrapped;		/* our PRE_INSTALL directive is active (the dkms wrapper ran) */
+};
+void dkms_ctx_get(struct dkms_ctx *c);
+/* Logical current directory ($PWD when it is "."), else getcwd(). */
+int logical_cwd(char *buf, size_t len);
+/* true for names dkms and the kernel accept: [A-Za-z0-9_.+-]+, no "..". */
+bool safe_name(const char *s);
+/* KVER-ARCH -> is <tree>/<m>/kernel-<k>-<a> a link to <v>/<k>/<a>?  (dkms "installed") */
+bool dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
+		       const char *a);
+
+/* ------------------------------------------------------------ files */
+
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+int strv_push(struct strv *sv, const char *s);
+void strv_free(struct strv *sv);
+bool strv_has(const struct strv *sv, const char *s);
+/* Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted; missing dir = none. */
+int collect_modules(struct strv *out, const char *dir, bool recursive);
+bool is_module_file(const char *name);
+/* "lve.ko.xz" -> "lve" in @buf. */
+void module_stem(const char *path, char *buf, size_t len);
+
+/* ------------------------------------------------------------ judging */
+
+struct target {
+	const char *path;
+	const char *package;	/* "module/version" */
+};
+
+struct judgement {
+	struct tg_policy *policy;	/* owned; NULL when it could not be loaded */
+	char policy_error[TG_ERRMAX];
+	struct tg_kernel *kernel;	/* owned; NULL when unknown */
+	char *release;
+	struct tg_verdict *v;		/* one per target */
+	size_t n;
+	enum tg_action worst;
+};
+
+/*
+ * Judge @targets against kernel @release (NULL: the first target's vermagic)
+ * under the configured policy.  @context files are judged with them (their
+ * exports resolve the targets' imports: sibling modules, other installed DKMS
+ * modules) but get no verdict.  Returns 0 or a negative errno.
+ */
+int judge(const struct settings *s, const char *release, const struct target *targets,
+	  size_t n, const struct strv *context, struct judgement *j);
+void judgement_free(struct judgement *j);
+
+/* Kernel module name of a verdict, safe for file names; NULL if none. */
+const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len);
+
+/*
+ * taintguard's own words on @v, to stderr (and syslog for mark/deny):
+ * module, package, kernel, taint flags, reasons, rule, what happens now
+ * (@outcome) and, for deny, how to add a policy exception.
+ */
+void report_verdict(const struct judgement *j, const struct tg_verdict *v,
+		    const char *package, const char *outcome, const char *retry);
+
+/* ------------------------------------------------------------ modprobe.d */
+
+/*
+ * /etc/modprobe.d/taintguard-NAME.conf: "install NAME /bin/false" and
+ * "blacklist NAME", plus one "# taintguard-dkms-entry: M/V KVER ARCH" line
+ * per DKMS build the policy denied.  The file goes when its last entry goes.
+ */
+int rule_add(const struct settings *s, const char *name, const char *package,
+	     const char *kernel, const char *arch, const char *reason);
+/* Drop the entry (a verdict is no longer deny); removes the file when empty. */
+int rule_drop(const struct settings *s, const char *name, const char *package,
+	      const char *kernel, const char *arch);
+/* Path of the rule file for @name. */
+void rule_path(const struct settings *s, const char *name, char *buf, size_t len);
+/* Drop entries whose build is gone from the dkms tree; returns files removed. */
+int rule_sync(struct settings *s, bool verbose);
+
+/* ------------------------------------------------------------ records */
+
+/*
+ * /var/lib/taintguard/marks/dkms-<module>-<version>-<kver>.json:
+ * {"source":"dkms","package":"M/V","kernel":K,"arch":A,"action":...,
+ *  "recorded":TIME,"modules":[tg_verdict_write_json objects]}
+ * with the modules whose action is not allow.
+ */
+int record_write(const struct settings *s, const char *module, const char *version,
+		 const char *kernel, const char *arch, const struct tg_verdict *const *v,
+		 size_t n);
+int record_remove(const struct settings *s, const char *module, const char *version,
+		  const char *kernel);
+/* Drop records whose module/version is no longer installed for their kernel. */
+int record_sync(struct settings *s, bool verbose);
+
+/* ------------------------------------------------------------ running */
+
+/* fork+exec @argv (PATH search), wait; exit status, 128+sig, or -errno. */
+int run_wait(char *const argv[]);
+/* Same, capturing up to @len-1 bytes of stdout (NUL-terminated, trailing newline cut). */
+int run_capture(char *const argv[], char *buf, size_t len);
+
+/* ------------------------------------------------------------ modes */
+
+int mode_sign(int argc, char **argv);
+int mode_preinstall(int argc, char **argv);
+int mode_kernel_postinst(int argc, char **argv);
+int mode_after_dkms(int argc, char **argv);
+int mode_sync(int argc, char **argv);
+
+/* snprintf that returns 0, or -ENAMETOOLONG when @buf was too small (output cut). */
+int bfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Where messages go: stderr, or stdout after msg_stderr_fallback() found stderr on /dev/null. */
+FILE *msg_stream(void);
+void msg_stderr_fallback(void);
+
+/* "taintguard-dkms: " + message on msg_stream(). */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Audit installed DKMS modules of @kver; deny -> uninstall + rule.  Returns #denied or <0. */
+int audit_kernel(struct settings *s, const char *kver, bool verbose);
+
+#endif

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The safety net.  The two install-time checks (sign-file, pre-install) can be
+ * bypassed: signing switched off, "dkms install --force", modules installed
+ * before taintguard, a dkms run without the wrapper, and -- on purpose --
+ * "dkms autoinstall" during a kernel upgrade, which must not fail.  So:
+ *
+ *   kernel-postinst KVER [IMAGE]   /etc/kernel/postinst.d/dkms-taintguard
+ *   after-dkms DKMS-ARGS...        the dkms wrapper, after every dkms command
+ *   sync                           by hand, or from dkms >= 3.2 post_transaction
+ *
+ * audit the DKMS modules installed for a kernel: denied ones are uninstalled
+ * ("dkms uninstall") and blocked in modprobe.d, marked ones get a record; then
+ * records and modprobe.d rules whose DKMS module is gone are dropped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "hook.h"
+
+struct owner {
+	char m[128], v[128], a[64];	/* m[0] == 0: not from a dkms package */
+};
+
+struct pkg_seen {
+	char m[128], v[128], a[64];
+	size_t first;	/* index of its first target */
+};
+
+/* Installed packages of @k: <tree>/<m>/kernel-<k>-<arch> -> <v>/<k>/<arch>. */
+static int installed_packages(const char *tree, const char *k, struct pkg_seen **out, size_t *n)
+{
+	DIR *d = opendir(tree);
+	struct dirent *e;
+	size_t cap = 0;
+	char prefix[300];
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	bfmt(prefix, sizeof(prefix), "kernel-%s-", k);
+	while ((e = readdir(d))) {
+		char mdir[PATH_MAX];
+		DIR *md;
+		struct dirent *f;
+
+		if (e->d_name[0] == '.' || !safe_name(e->d_name) || strlen(e->d_name) >= 128)
+			continue;
+		bfmt(mdir, sizeof(mdir), "%s/%s", tree, e->d_name);
+		md = opendir(mdir);
+		if (!md)
+			continue;
+		while ((f = readdir(md))) {
+			char link[PATH_MAX], target[PATH_MAX], *sl;
+			const char *arch;
+			ssize_t len;
+
+			if (strncmp(f->d_name, prefix, strlen(prefix)))
+				continue;
+			arch = f->d_name + strlen(prefix);
+			if (!safe_name(arch) || strlen(arch) >= 64)
+				continue;
+			bfmt(link, sizeof(link), "%s/%s", mdir, f->d_name);
+			len = readlink(link, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			sl = strchr(target, '/');
+			if (!sl)
+				continue;
+			*sl = '\0';
+			if (!safe_name(target) || strlen(target) >= 128 ||
+			    !dkms_is_installed(tree, e->d_name, target, k, arch))
+				continue;
+			if (*n == cap) {
+				size_t ncap = cap ? cap * 2 : 8;
+				struct pkg_seen *np = realloc(*out, ncap * sizeof(*np));
+
+				if (!np)
+					break;
+				*out = np;
+				cap = ncap;
+			}
+			memset(&(*out)[*n], 0, sizeof(**out));
+			bfmt((*out)[*n].m, 128, "%s", e->d_name);
+			bfmt((*out)[*n].v, 128, "%s", target);
+			bfmt((*out)[*n].a, 64, "%s", arch);
+			(*n)++;
+		}
+		closedir(md);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int run_depmod(const char *k)
+{
+	char *argv[] = { "depmod", "-a", (char *)k, NULL };
+
+	return run_wait(argv);
+}
+
+static int dkms_uninstall(const struct settings *s, const struct owner *o, const char *k)
+{
+	char mv[300];
+	char *argv[] = { (char *)s->dkms, "uninstall", mv, "-k", (char *)k, "-a", (char *)o->a,
+			 NULL };
+
+	bfmt(mv, sizeof(mv), "%s/%s", o->m, o->v);
+	return run_wait(argv);
+}
+
+int audit_kernel(struct settings *s, const char *k, bool verbose)
+{
+	const char *tree = settings_dkms_tree(s);
+	struct pkg_seen *pk = NULL;
+	size_t npk = 0;
+	struct strv files = { 0 };
+	struct owner *own = NULL;
+	struct target *targets = NULL;
+	char (*pkgs)[300] = NULL;
+	struct judgement j = { 0 };
+	char dir[PATH_MAX];
+	int denied = 0, stray_removed = 0;
+
+	if (!safe_name(k)) {
+		msg("'%s' is not a kernel release", k);
+		return -EINVAL;
+	}
+	installed_packages(tree, k, &pk, &npk);
+	/* What modprobe would load: the files in the install tree ... */
+	bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s->install_tree, k);
+	collect_modules(&files, dir, true);
+	own = calloc(files.n + 1, sizeof(*own));
+	/* ... and, for packages installed elsewhere (/extra, /updates), their tree copies. */
+	for (size_t p = 0; own && p < npk; p++) {
+		struct strv mods = { 0 };
+
+		bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s/module", tree, pk[p].m, pk[p].v, k, pk[p].a);
+		collect_modules(&mods, dir, true);
+		for (size_t i = 0; i < mods.n; i++) {
+			char a[128], b[128];
+			bool found = false;
+
+			module_stem(mods.v[i], a, sizeof(a));
+			for (size_t f = 0; f < files.n; f++) {
+				module_stem(files.v[f], b, sizeof(b));
+				if (!strcmp(a, b) && !own[f].m[0]) {
+					bfmt(own[f].m, 128, "%s", pk[p].m);
+					bfmt(own[f].v, 128, "%s", pk[p].v);
+					bfmt(own[f].a, 64, "%s", pk[p].a);
+					found = true;
+					break;
+				}
+			}
+			if (!found && strv_push(&files, mods.v[i]) == 0) {
+				struct owner *no = realloc(own, (files.n + 1) * sizeof(*no));
+
+				if (!no)
+					break;
+				own = no;
+				memset(&own[files.n - 1], 0, sizeof(*own));
+				bfmt(own[files.n - 1].m, 128, "%s", pk[p].m);
+				bfmt(own[files.n - 1].v, 128, "%s", pk[p].v);
+				bfmt(own[files.n - 1].a, 64, "%s", pk[p].a);
+			}
+		}
+		strv_free(&mods);
+	}
+	if (!own) {
+		msg("out of memory");
+		goto out;
+	}
+	if (files.n == 0)
+		goto out;
+	targets = calloc(files.n, sizeof(*targets));
+	pkgs = calloc(files.n, sizeof(*pkgs));
+	if (!targets || !pkgs)
+		goto out;
+	for (size_t i = 0; i < files.n; i++) {
+		targets[i].path = files.v[i];
+		if (own[i].m[0]) {
+			bfmt(pkgs[i], sizeof(pkgs[i]), "%s/%s", own[i].m, own[i].v);
+			targets[i].package = pkgs[i];
+		}
+	}
+	if (judge(s, k, targets, files.n, NULL, &j) < 0 || j.n != files.n)
+		goto out;
+	if (verbose)
+		msg("audited %zu DKMS module file(s) of kernel %s", files.n, k);
+
+	/* Strays: denied files no dkms package owns are deleted. */
+	for (size_t i = 0; i < j.n; i++) {
+		char out[PATH_MAX + 200];
+
+		if (own[i].m[0] || j.v[i].action == TG_ACTION_ALLOW)
+			continue;
+		if (j.v[i].action == TG_ACTION_MARK || s->mode == HOOK_WARN) {
+			report_verdict(&j, &j.v[i], NULL, "no dkms package owns this file; left in place",
+				       NULL);
+			continue;
+		}
+		denied++;
+		if (unlink(files.v[i]) == 0) {
+			stray_removed++;
+			bfmt(out, sizeof(out), "outcome: deleted %s (no dkms package owns it)",
+				 files.v[i]);
+		} else {
+			bfmt(out, sizeof(out), "outcome: could not delete %s: %s", files.v[i],
+				 strerror(errno));
+		}
+		report_verdict(&j, &j.v[i], NULL, out, NULL);
+	}
+	if (stray_removed)
+		run_depmod(k);
+
+	/* Packages: all their files together. */
+	for (size_t p = 0; p < npk; p++) {
+		const struct tg_verdict **vp = calloc(j.n, sizeof(*vp));
+		struct owner o;
+		size_t nv = 0;
+		bool deny = false;
+		char pkg[300], nbuf[128], rule[PATH_MAX], out[1024], retry[600];
+
+		if (!vp)
+			break;
+		memset(&o, 0, sizeof(o));
+		bfmt(o.m, sizeof(o.m), "%s", pk[p].m);
+		bfmt(o.v, sizeof(o.v), "%s", pk[p].v);
+		bfmt(o.a, sizeof(o.a), "%s", pk[p].a);
+		bfmt(pkg, sizeof(pkg), "%s/%s", o.m, o.v);
+		for (size_t i = 0; i < j.n; i++)
+			if (!strcmp(own[i].m, o.m) && !strcmp(own[i].v, o.v) && !strcmp(own[i].a, o.a)) {
+				vp[nv++] = &j.v[i];
+				if (j.v[i].action == TG_ACTION_DENY && s->mode == HOOK_ENFORCE)
+					deny = true;
+			}
+		if (!deny) {
+			for (size_t i = 0; i < nv; i++) {
+				const char *name = verdict_name(vp[i], nbuf, sizeof(nbuf));
+
+				if (name)
+					rule_drop(s, name, pkg, k, o.a);
+			}
+			record_write(s, o.m, o.v, k, o.a, vp, nv);
+			free(vp);
+			continue;
+		}
+		for (size_t i = 0; i < nv; i++) {
+			const char *name = verdict_name(vp[i], nbuf, sizeof(nbuf));
+
+			if (vp[i]->action != TG_ACTION_DENY)
+				continue;
+			denied++;
+			if (name) {
+				rule_add(s, name, pkg, k, o.a, vp[i]->n_reasons ? vp[i]->reasons[0] : NULL);
+				rule_path(s, name, rule, sizeof(rule));
+			} else {
+				bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
+			}
+			bfmt(out, sizeof(out),
+				 "outcome: it was installed for %s; taintguard uninstalls %s (dkms "
+				 "uninstall) and \"modprobe %s\" is blocked by %s",
+				 k, pkg, name ? name : "?", rule);
+			bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k);
+			report_verdict(&j, vp[i], pkg, out, retry);
+		}
+		if (dkms_uninstall(s, &o, k) != 0 || dkms_is_installed(tree, o.m, o.v, k, o.a)) {
+			bool gone = false;
+
+			msg("\"dkms uninstall %s -k %s\" failed; deleting the denied files instead", pkg, k);
+			for (size_t i = 0; i < j.n; i++)
+				if (own[i].m[0] && !strcmp(own[i].m, o.m) &&
+				    !strcmp(own[i].v, o.v) && j.v[i].action == TG_ACTION_DENY &&
+				    !strncmp(files.v[i], s->install_tree, strlen(s->install_tree)) &&
+				    unlink(files.v[i]) == 0)
+					gone = true;
+			if (gone)
+				run_depmod(k);
+		}
+		record_remove(s, o.m, o.v, k);
+		free(vp);
+	}
+out:
+	judgement_free(&j);
+	free(targets);
+	free(pkgs);
+	free(own);
+	free(pk);
+	strv_free(&files);
+	return denied;
+}
+
+static void sync_all(struct settings *s, bool verbose)
+{
+	rule_sync(s, verbose);
+	record_sync(s, verbose);
+}
+
+int mode_kernel_postinst(int argc, char **argv)
+{
+	struct settings s;
+	int denied;
+
+	if (argc < 2 || !argv[1][0]) {
+		msg("kernel-postinst: needs the kernel release (KVER [IMAGE])");
+		return 0;
+	}
+	settings_load(&s);
+	denied = audit_kernel(&s, argv[1], false);
+	sync_all(&s, true);
+	if (denied > 0) {
+		msg("%d DKMS module(s) for kernel %s denied by the taintguard policy; they are not "
+		    "installed%s", denied, argv[1],
+		    s.fail_kernel_upgrade ? " (fail_kernel_upgrade=yes: failing this kernel hook)"
+					  : " (the kernel upgrade goes on)");
+		return s.fail_kernel_upgrade ? 1 : 0;
+	}
+	return 0;
+}
+
+/* dkms's command line: which action, which kernels. */
+int mode_after_dkms(int argc, char **argv)
+{
+	static const char *const installing[] = { "install", "autoinstall", "kernel_postinst" };
+	struct strv kernels = { 0 };
+	struct settings s;
+	bool audit = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+
+		if ((!strcmp(a, "-k") || !strcmp(a, "--kernelver")) && i + 1 < argc)
+			val = argv[++i];
+		else if (!strncmp(a, "--kernelver=", 12))
+			val = a + 12;
+		else if (!strncmp(a, "-k", 2) && a[2])
+			val = a + 2;
+		else
+			for (size_t w = 0; w < sizeof(installing) / sizeof(installing[0]); w++)
+				if (!strcmp(a, installing[w]))
+					audit = true;
+		if (val) {
+			char kv[256], *sl;
+
+			bfmt(kv, sizeof(kv), "%s", val);
+			sl = strchr(kv, '/');	/* -k KVER/ARCH */
+			if (sl)
+				*sl = '\0';
+			if (safe_name(kv) && !strv_has(&kernels, kv))
+				strv_push(&kernels, kv);
+		}
+	}
+	settings_load(&s);
+	if (audit) {
+		struct utsname u;
+
+		if (kernels.n == 0 && uname(&u) == 0)
+			strv_push(&kernels, u.release);
+		for (size_t i = 0; i < kernels.n; i++)
+			audit_kernel(&s, kernels.v[i], false);
+	}
+	sync_all(&s, true);
+	strv_free(&kernels);
+	return 0;
+}
+
+int mode_sync(int argc, char **argv)
+{
+	struct settings s;
+
+	(void)argc;
+	(void)argv;
+	settings_load(&s);
+	sync_all(&s, true);
+	return 0;
+}
