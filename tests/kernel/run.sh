@@ -5,7 +5,7 @@
 # `taintguard check --format json`.  See tests/kernel/README.md.
 #
 # Usage: tests/kernel/run.sh [--cases FILE] [--modules DIR] [--out DIR]
-# Environment: B (build dir, default build), TG_KVER (default 6.1.0-57-amd64),
+# Environment: B (build dir, default build), TG_KVER (default: the newest /lib/modules/*),
 #   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
 #   TG_BOOT (pvh|bzimage, default pvh when the kernel supports it),
 #   TG_BOOT_TIMEOUT (seconds per boot, default 90).
@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 B=${B:-build}
-KVER=${TG_KVER:-6.1.0-57-amd64}
+KVER=${TG_KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
 CASES=tests/modules/cases.tsv
 MODS=tests/modules/out
 OUT=tests/out/kernel
