@@ -421,7 +421,7 @@ static int deny_gpl(struct state *s, const char *sym)
 
 	if (s->v->forced_taint && tg_policy_forced_taint(s->p, s->kv, s->name))
 		what = tg_asprintf("GPL-only symbols denied: %s is on the kernel's forced-taint list, "
-				   "so the kernel refuses it GPL-only symbols (\"Unknown symbol\")", s->name);
+				   "so the kernel withholds them and refuses the load (\"Unknown symbol\")", s->name);
 	else
 		what = tg_asprintf("GPL-only symbols denied to a module that is not GPL-compatible "
 				   "(the kernel reports \"Unknown symbol\")");
