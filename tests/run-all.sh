@@ -66,6 +66,7 @@ for s in $SUITES; do
 		B=build-san; export B
 		run_suite sanitize-unit suite_unit
 		run_suite sanitize-modules tests/modules/check.sh
+		run_suite sanitize-audit tests/audit/run.sh
 		B=build; export B ;;
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac
