@@ -35,6 +35,8 @@ struct tg_strv {
 int tg_strv_push(struct tg_strv *sv, const char *s);	/* copies */
 int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int tg_strv_vpushf(struct tg_strv *sv, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void tg_strv_free(struct tg_strv *sv);
 void tg_strv_free_array(char **v, size_t n);
 

@@ -98,16 +98,11 @@ uint64_t tg_elf_u64(const struct tg_elf *e, const unsigned char *p)
 int tg_elf_problem(struct tg_elf *e, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	r = tg_strv_vpushf(&e->problems, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	r = tg_strv_push(&e->problems, s);
-	free(s);
 	return r;
 }
 
@@ -286,6 +281,15 @@ static int read_elf(struct tg_elf *e)
 
 /* ------------------------------------------------------------------- open */
 
+/* The caller's limits, or the defaults copied into @def. */
+static const struct tg_limits *limits_or_default(const struct tg_limits *lim, struct tg_limits *def)
+{
+	if (lim)
+		return lim;
+	tg_limits_default(def);
+	return def;
+}
+
 /* Takes ownership of @image (malloc'ed, decompressed). */
 static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
 		       const struct tg_limits *lim, struct tg_error *err)
@@ -322,10 +326,7 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 	int r;
 
 	*out = NULL;
-	if (!lim) {
-		tg_limits_default(&def);
-		lim = &def;
-	}
+	lim = limits_or_default(lim, &def);
 	if (!label)
 		label = "<memory>";
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -364,10 +365,7 @@ int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
 	int r;
 
 	*out = NULL;
-	if (!lim) {
-		tg_limits_default(&def);
-		lim = &def;
-	}
+	lim = limits_or_default(lim, &def);
 	if (!label)
 		label = "<fd>";
 	r = tg_read_fd(fd, label, lim->max_input_size, &buf, &len, err);
@@ -387,10 +385,7 @@ int tg_module_open_path(const char *path, const struct tg_limits *lim,
 	int r;
 
 	*out = NULL;
-	if (!lim) {
-		tg_limits_default(&def);
-		lim = &def;
-	}
+	lim = limits_or_default(lim, &def);
 	r = tg_read_path(path, lim->max_input_size, &buf, &len, err);
 	if (r < 0)
 		return r;

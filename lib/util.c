@@ -91,13 +91,19 @@ int tg_strv_push(struct tg_strv *sv, const char *s)
 int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	r = tg_strv_vpushf(sv, fmt, ap);
 	va_end(ap);
-	if (r < 0)
+	return r;
+}
+
+int tg_strv_vpushf(struct tg_strv *sv, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
 		return -ENOMEM;
 	if (tg_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(char *)) < 0) {
 		free(s);
