@@ -47,6 +47,7 @@ struct state {
 	size_t n_ev;
 	unsigned mod_taint;	/* mod->taints as the loader sees it right now */
 	bool sig_ok;
+	const char *p_inherited_from;	/* P came from a proprietary provider's symbol */
 };
 
 static int add_taint(struct state *s, unsigned bit, bool module, bool global, int step)
@@ -419,17 +420,25 @@ static int deny_gpl(struct state *s, const char *sym)
 	char *what;
 	int r;
 
-	if (s->v->forced_taint && tg_policy_forced_taint(s->p, s->kv, s->name))
+	const char *remedy = "declare a GPL-compatible license only if the code really is GPL, "
+			     "or stop using GPL-only symbols";
+
+	if (s->v->forced_taint && tg_policy_forced_taint(s->p, s->kv, s->name)) {
 		what = tg_asprintf("GPL-only symbols denied: %s is on the kernel's forced-taint list, "
 				   "so the kernel withholds them and refuses the load (\"Unknown symbol\")", s->name);
-	else
+	} else if (s->p_inherited_from) {
+		/* the license is fine; the taint came with a proprietary provider's symbol */
+		what = tg_asprintf("GPL-only symbols denied: the module became proprietary by using a "
+				   "symbol of proprietary module %s (the kernel reports \"Unknown symbol\")",
+				   s->p_inherited_from);
+		remedy = "do not use symbols exported by a proprietary module in a module that needs "
+			 "GPL-only symbols";
+	} else
 		what = tg_asprintf("GPL-only symbols denied to a module that is not GPL-compatible "
 				   "(the kernel reports \"Unknown symbol\")");
 	if (!what)
 		return -ENOMEM;
-	r = refuse_symbol(s, "gpl-only-denied", -ENOENT, sym,
-			  "declare a GPL-compatible license only if the code really is GPL, "
-			  "or stop using GPL-only symbols", what);
+	r = refuse_symbol(s, "gpl-only-denied", -ENOENT, sym, remedy, what);
 	free(what);
 	return r;
 }
@@ -480,6 +489,7 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 		}
 		if (!(s->mod_taint & TG_TAINT_BIT(TG_TAINT_PROPRIETARY))) {
 			s->mod_taint |= TG_TAINT_BIT(TG_TAINT_PROPRIETARY);
+			s->p_inherited_from = rs.owner;
 			tg_verdict_add_flag(s->v, 'P', true, NULL,
 				"uses symbol %s from proprietary module %s and inherits its taint "
 				"(module only; GPL-only symbols are then denied)", imp->name, rs.owner);
