@@ -37,6 +37,8 @@ LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
 RPM_LIBS   := $(shell $(PKG_CONFIG) --libs rpm 2>/dev/null)
 RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
+# 4.18.0 -> 41800: the rpm plugin picks its hook ABI from it (rpm-plugin/plugin_abi.h)
+RPM_VERSION_NUM := $(shell echo '$(RPM_VERSION)' | awk -F. '{ printf "%d", $$1 * 10000 + $$2 * 100 + $$3 }')
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
@@ -72,7 +74,7 @@ $(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h)
 
 $(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Irpm-plugin $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Irpm-plugin $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
 $(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h)
 	@mkdir -p $(dir $@)

@@ -38,6 +38,10 @@ static int explain(struct tg_verdict *v)
 		else
 			r = tg_verdict_add_reason(v, "refused: %s", rf->reason);
 	}
+	/* what could not be checked comes before the flags: it is why "mark" is not "allow" */
+	for (size_t i = 0; v->incomplete && i < v->n_notes && r == 0; i++)
+		if (strstr(v->notes[i], "unknown"))
+			r = tg_verdict_add_reason(v, "not fully checked: %s", v->notes[i]);
 	for (size_t i = 0; i < v->n_flags && r == 0; i++)
 		r = tg_verdict_add_reason(v, "%c: %s", v->flags[i].letter, v->flags[i].reason);
 	if (r == 0 && !v->loads && v->taint_kernel)

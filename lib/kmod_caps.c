@@ -54,6 +54,7 @@ static unsigned scan_file(const char *path)
 unsigned tg_kmod_compressions(const char *root, char **source)
 {
 	struct tg_strv seen = { 0 };
+	const char *first = NULL;	/* as a path inside the root, for messages */
 	unsigned caps = 0;
 
 	*source = NULL;
@@ -67,14 +68,16 @@ unsigned tg_kmod_compressions(const char *root, char **source)
 			continue;
 		for (size_t j = 0; j < seen.n && !dup; j++)
 			dup = !strcmp(seen.v[j], real);
-		if (!dup && tg_strv_push(&seen, real) == 0)
+		if (!dup && tg_strv_push(&seen, real) == 0) {
 			caps |= scan_file(real);
+			first = first ? first : kmod_files[i];
+		}
 		free(real);
 	}
 	if (seen.n) {
 		/* finding kmod at all is the fact: it loads uncompressed modules */
 		caps |= 1u << TG_COMP_NONE;
-		*source = tg_asprintf("kmod: %s", seen.v[0]);
+		*source = tg_asprintf("kmod: %s", first);
 	}
 	tg_strv_free(&seen);
 	return caps;

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Judging: the target kernel of each module (from its path, with exports
+ * found in the target root or in a kernel-devel of the same transaction),
+ * all modules of the transaction in one tg_set so that siblings resolve,
+ * and the rpmlog lines that explain a refusal or a mark.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpm/rpmlog.h>
+#include <rpm/rpmstring.h>
+
+#include "tgp.h"
+
+struct tgp_pkg *tgp_pkg_find(struct tgp_state *st, rpmte te)
+{
+	for (size_t i = 0; i < st->n_pkgs; i++)
+		if (st->pkgs[i].te == te)
+			return &st->pkgs[i];
+	return NULL;
+}
+
+struct tgp_pkg *tgp_pkg_add(struct tgp_state *st, rpmte te)
+{
+	struct tgp_pkg *n = realloc(st->pkgs, (st->n_pkgs + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	st->pkgs = n;
+	n = &st->pkgs[st->n_pkgs++];
+	memset(n, 0, sizeof(*n));
+	n->te = te;
+	n->nevra = strdup(rpmteNEVRA(te) ? rpmteNEVRA(te) : "?");
+	n->name = strdup(rpmteN(te) ? rpmteN(te) : "?");
+	return n;
+}
+
+int tgp_mod_add(struct tgp_mod **mods, size_t *n, const char *path, struct tg_module *m,
+		const char *error)
+{
+	struct tgp_mod *a = realloc(*mods, (*n + 1) * sizeof(*a));
+
+	if (!a) {
+		tg_module_free(m);
+		return -ENOMEM;
+	}
+	*mods = a;
+	a[*n] = (struct tgp_mod){ .path = strdup(path), .m = m,
+				  .error = error ? strdup(error) : NULL };
+	if (!m && !error)
+		a[*n].error = strdup("unreadable");
+	(*n)++;
+	return 0;
+}
+
+void tgp_mods_free(struct tgp_mod *mods, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(mods[i].path);
+		tg_module_free(mods[i].m);
+		free(mods[i].error);
+	}
+	free(mods);
+}
+
+static void verdicts_free(struct tg_verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tg_verdict_free_contents(&v[i]);
+	free(v);
+}
+
+void tgp_reset(struct tgp_state *st)
+{
+	for (size_t i = 0; i < st->n_pkgs; i++) {
+		struct tgp_pkg *p = &st->pkgs[i];
+		free(p->nevra);
+		free(p->name);
+		tgp_mods_free(p->mods, p->n_mods);
+		verdicts_free(p->v, p->nv);
+	}
+	free(st->pkgs);
+	st->pkgs = NULL;
+	st->n_pkgs = 0;
+	st->cur = NULL;
+	for (size_t i = 0; i < st->n_kernels; i++) {
+		free(st->kernels[i].release);
+		tg_kernel_free(st->kernels[i].k);
+	}
+	free(st->kernels);
+	st->kernels = NULL;
+	st->n_kernels = 0;
+	for (size_t i = 0; i < st->n_symvers; i++) {
+		free(st->symvers[i].release);
+		free(st->symvers[i].label);
+		tg_symvers_free(st->symvers[i].sv);
+	}
+	free(st->symvers);
+	st->symvers = NULL;
+	st->n_symvers = 0;
+	free(st->root);
+	st->root = NULL;
+	free(st->rootpfx);
+	st->rootpfx = NULL;
+	st->chrooted = false;
+}
+
+/* The target kernel, cached per release; NULL release or failure: unknown. */
+struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release)
+{
+	struct tgp_kernel *n;
+	struct tg_kernel *k = NULL;
+	struct tg_error err = { 0 };
+
+	if (!release || !*release)
+		return NULL;
+	for (size_t i = 0; i < st->n_kernels; i++)
+		if (strcmp(st->kernels[i].release, release) == 0)
+			return st->kernels[i].k;
+	/* psm/fsm hooks run chrooted: the target root is "/" there. */
+	struct tg_kernel_opts o = { .root = st->chrooted || !st->root ? "/" : st->root,
+				    .release = release, .limits = &st->lim };
+	if (tg_kernel_load(&o, &k, &err) < 0) {
+		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err.msg);
+		k = NULL;
+	}
+	/* A kernel-devel/kernel-core of this transaction knows better. */
+	for (size_t i = 0; k && i < st->n_symvers; i++) {
+		struct tgp_symvers *s = &st->symvers[i];
+		if (s->sv && strcmp(s->release, release) == 0) {
+			tg_symvers_free(k->symvers);
+			free(k->symvers_path);
+			k->symvers = s->sv;
+			k->symvers_path = strdup(s->label);
+			s->sv = NULL;	/* owned by the kernel now */
+		}
+	}
+	n = realloc(st->kernels, (st->n_kernels + 1) * sizeof(*n));
+	if (!n) {
+		tg_kernel_free(k);
+		return NULL;
+	}
+	st->kernels = n;
+	n[st->n_kernels++] = (struct tgp_kernel){ .release = strdup(release), .k = k };
+	return k;
+}
+
+static const struct tg_kernel *kernel_for(struct tgp_state *st, const struct tgp_mod *mod)
+{
+	char rel[256];
+	const char *vm;
+
+	if (tg_kernel_release_from_path(mod->path, rel, sizeof(rel)) == 0)
+		return tgp_kernel_get(st, rel);
+	/* outside /lib/modules: the release its vermagic names */
+	vm = mod->m ? tg_module_get(mod->m, "vermagic") : NULL;
+	if (vm && tg_kernel_release_from_vermagic(vm, rel, sizeof(rel)) == 0)
+		return tgp_kernel_get(st, rel);
+	return NULL;
+}
+
+int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
+{
+	struct tg_set *set = tg_set_new();
+	struct tg_verdict *v = NULL;
+	size_t total = 0, off = 0;
+	int r = -ENOMEM;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < pkgs[i]->n_mods; j++) {
+			struct tgp_mod *md = &pkgs[i]->mods[j];
+			r = tg_set_add(set, md->path, md->m, kernel_for(st, md), pkgs[i]->name,
+				       md->error);
+			if (r < 0)
+				goto exit;
+			total++;
+		}
+	}
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v)
+		goto exit;
+	r = tg_set_predict(set, st->policy, v);
+	if (r < 0)
+		goto exit;
+	for (size_t i = 0; i < n; i++) {
+		struct tgp_pkg *p = pkgs[i];
+		verdicts_free(p->v, p->nv);
+		p->nv = p->n_mods;
+		p->v = calloc(p->nv ? p->nv : 1, sizeof(*p->v));
+		p->action = TG_ACTION_ALLOW;
+		if (!p->v) {	/* cannot keep the verdicts: refuse, never "clean" */
+			p->nv = 0;
+			p->action = TG_ACTION_DENY;
+			continue;
+		}
+		for (size_t j = 0; j < p->nv; j++) {
+			p->v[j] = v[off];
+			memset(&v[off], 0, sizeof(v[off]));
+			off++;
+			if (!p->v[j].package)
+				p->v[j].package = strdup(p->nevra);
+			if (p->v[j].action > p->action)
+				p->action = p->v[j].action;
+		}
+	}
+	r = 0;
+exit:
+	if (v)
+		verdicts_free(v, total);
+	tg_set_free(set);
+	if (r < 0) {
+		rpmlog(RPMLOG_ERR, "taintguard: cannot judge the kernel modules: %s\n",
+		       strerror(-r));
+		for (size_t i = 0; i < n; i++)
+			pkgs[i]->action = pkgs[i]->n_mods ? TG_ACTION_DENY : TG_ACTION_ALLOW;
+	}
+	return r;
+}
+
+/* A deny that no module still to come could change (backstop). */
+bool tgp_deny_definite(const struct tg_verdict *v)
+{
+	if (v->action != TG_ACTION_DENY)
+		return false;
+	for (size_t i = 0; i < v->n_refusals; i++)
+		if (v->refusals[i].code && strcmp(v->refusals[i].code, "unknown-symbol") == 0)
+			return false;	/* maybe a sibling not unpacked yet */
+	return true;
+}
+
+static char *reasons_join(const struct tg_verdict *v)
+{
+	char *s = NULL;
+
+	if (v->error)
+		return rstrscat(NULL, "cannot be checked: ", v->error, NULL);
+	for (size_t i = 0; i < v->n_reasons; i++)
+		s = rstrscat(&s, i ? "; " : "", v->reasons[i], NULL);
+	if (!s && v->n_refusals && v->refusals[0].reason)
+		s = strdup(v->refusals[0].reason);
+	return s ? s : strdup("no reason given");
+}
+
+/*
+ * One line per module: package, file, module, predicted taint, reason; then,
+ * when refusing, how to override.
+ */
+void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse)
+{
+	const char *pol = st->policy_path ? st->policy_path : TG_SYSCONFDIR "/policy.yaml";
+	const char *firstmod = NULL;
+
+	for (size_t i = 0; i < pkg->nv; i++) {
+		const struct tg_verdict *v = &pkg->v[i];
+		char taint[32] = "";
+		char *why;
+		int lvl;
+		const char *what;
+
+		if (v->action == TG_ACTION_ALLOW) {
+			rpmlog(RPMLOG_DEBUG, "taintguard: %s: %s: allowed\n", pkg->nevra, v->path);
+			continue;
+		}
+		tg_taint_string(v->taint_kernel, taint, sizeof(taint));
+		why = reasons_join(v);
+		if (v->action == TG_ACTION_DENY) {
+			lvl = refuse ? RPMLOG_ERR : RPMLOG_WARNING;
+			what = refuse ? (st->test ? "would be refused" : "refused")
+				      : "would be refused (warn mode: installing anyway)";
+			if (!firstmod && v->module)
+				firstmod = v->module;
+		} else {
+			lvl = RPMLOG_WARNING;
+			what = "marked";
+		}
+		if (v->error)
+			rpmlog(lvl, "taintguard: %s: %s: %s: %s [policy rule %s]\n", pkg->nevra,
+			       v->path, what, why, v->rule ? v->rule : "?");
+		else
+			rpmlog(lvl, "taintguard: %s: %s: module %s %s: %s taint '%s'%s: %s "
+			       "[policy rule %s]\n", pkg->nevra, v->path,
+			       v->module ? v->module : "?", what,
+			       v->loads ? "would taint the kernel," : "the kernel would refuse it,",
+			       *taint ? taint : "-", v->kernel ? "" : " (target kernel unknown)",
+			       why, v->rule ? v->rule : "?");
+		free(why);
+	}
+	if (st->policy_fallback && pkg->action != TG_ACTION_ALLOW)
+		rpmlog(refuse ? RPMLOG_ERR : RPMLOG_WARNING,
+		       "taintguard: judged with the built-in policy: %s could not be loaded\n",
+		       st->policy_path);
+	if (refuse && pkg->action == TG_ACTION_DENY)
+		rpmlog(RPMLOG_ERR, "taintguard: to install %s anyway, add an exception "
+		       "(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
+		       "or run rpm with --define '_taintguard_mode warn'\n",
+		       pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol);
+}

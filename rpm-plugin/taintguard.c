@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * taintguard rpm transaction plugin: refuse (policy "deny") or mark (policy
+ * "mark") packages whose kernel modules would taint the kernel or be refused
+ * by it.  See rpm-plugin-taintguard(8) and shared research rpm-plugin.md.
+ *
+ *   init      read %_taintguard_* once; never fails (broken policy: built-in)
+ *   tsm_pre   read the payloads of added packages with module candidates
+ *             (fd from the application's callback) and judge them together
+ *   psm_pre   first call per added element: refuse a denied one cleanly
+ *             (no scriptlet, file, directory or rpmdb entry), warn on marks
+ *   fsm_file_prepare  backstop when no fd was given in tsm_pre
+ *   tsm_post  write/remove the mark records of elements that succeeded
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rpm/rpmlog.h>
+#include <rpm/rpmstring.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmts.h>
+#include <rpm/rpmte.h>
+
+#include "plugin_abi.h"
+#include "tgp.h"
+
+#ifndef TG_LOCALSTATEDIR
+#define TG_LOCALSTATEDIR "/var/lib/taintguard"
+#endif
+
+/* Minimal policy document: every section comes from the built-in policy. */
+static const char builtin_policy[] = "taintguard-policy: 1\n";
+
+static char *macro(const char *name)
+{
+	char *m = rstrscat(NULL, "%{?", name, "}", NULL);
+	char *v = rpmExpand(m, NULL);
+	free(m);
+	if (v && !*v) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+static void read_config(rpmPlugin plugin, struct tgp_state *st)
+{
+	char *mode = macro("_taintguard_mode");
+	char *size = macro("_taintguard_max_module_size");
+	const char *opts = rpmPluginOpts(plugin);
+
+	if (!mode && opts && *opts)	/* "%__transaction_taintguard .../taintguard.so warn" */
+		mode = strdup(opts);
+	if (!mode || strcmp(mode, "enforce") == 0)
+		st->mode = TGP_ENFORCE;
+	else if (strcmp(mode, "warn") == 0)
+		st->mode = TGP_WARN;
+	else if (strcmp(mode, "off") == 0)
+		st->mode = TGP_OFF;
+	else {
+		rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_mode '%s' is not enforce, warn or "
+		       "off; enforcing\n", mode);
+		st->mode = TGP_ENFORCE;
+	}
+	if (size) {
+		char *end;
+		unsigned long long v = strtoull(size, &end, 10);
+		unsigned long long mul = 1;
+		switch (*end) {
+		case 'k': case 'K': mul = 1ULL << 10; end++; break;
+		case 'm': case 'M': mul = 1ULL << 20; end++; break;
+		case 'g': case 'G': mul = 1ULL << 30; end++; break;
+		}
+		if (end == size || *end || v == 0 || v > UINT64_MAX / mul)
+			rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_max_module_size '%s' is not a "
+			       "size; using %llu\n", size,
+			       (unsigned long long)st->lim.max_module_size);
+		else
+			st->lim.max_module_size = st->lim.max_input_size = v * mul;
+	}
+	st->statedir = macro("_taintguard_statedir");
+	if (!st->statedir)
+		st->statedir = strdup(TG_LOCALSTATEDIR);
+	free(mode);
+	free(size);
+}
+
+static void load_policy(struct tgp_state *st)
+{
+	struct tg_error err = { 0 };
+
+	st->policy_path = macro("_taintguard_policy");
+	if (!st->policy_path)
+		st->policy_path = strdup(tg_policy_default_path());
+	if (tg_policy_load_path(st->policy_path, &st->lim, &st->policy, &err) == 0)
+		return;
+	/*
+	 * Fail closed, but only as far as the kernel goes: the built-in policy
+	 * still denies what the kernel refuses or force-taints and marks the
+	 * rest; packages without modules and erasures are not affected.
+	 */
+	rpmlog(RPMLOG_ERR, "taintguard: cannot load policy: %s; judging kernel modules with the "
+	       "built-in policy until this is fixed (exceptions do not apply)\n", err.msg);
+	st->policy_fallback = true;
+	if (tg_policy_load_mem(builtin_policy, sizeof(builtin_policy) - 1, "<built-in policy>",
+			       &st->lim, &st->policy, &err) < 0)
+		st->policy = NULL;	/* the library's built-in policy */
+}
+
+#if TG_RPM_VERSION_NUM >= 41800
+#define state_get(p) ((struct tgp_state *)rpmPluginGetData(p))
+#define state_set(p, s) rpmPluginSetData((p), (s))
+#else
+static struct tgp_state *tg_state;
+#define state_get(p) tg_state
+#define state_set(p, s) (tg_state = (s))
+#endif
+
+static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
+{
+	struct tgp_state *st = calloc(1, sizeof(*st));
+
+	if (!st) {
+		/* A failing init blocks every install and erase: disable instead. */
+		rpmlog(RPMLOG_ERR, "taintguard: out of memory; plugin disabled\n");
+		return RPMRC_NOTFOUND;
+	}
+	tg_limits_default(&st->lim);
+	read_config(plugin, st);
+	if (st->mode != TGP_OFF)
+		load_policy(st);
+	state_set(plugin, st);
+	return RPMRC_OK;
+}
+
+static void taintguard_cleanup(rpmPlugin plugin)
+{
+	struct tgp_state *st = state_get(plugin);
+
+	if (!st)
+		return;
+	tgp_reset(st);
+	tg_policy_free(st->policy);
+	free(st->policy_path);
+	free(st->statedir);
+	free(st);
+	state_set(plugin, NULL);
+}
+
+static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
+{
+	struct tgp_state *st = state_get(plugin);
+	const char *root = rpmtsRootDir(ts);
+	struct tgp_pkg **judge;
+	size_t n = 0;
+
+	tgp_reset(st);
+	if (rpmtsFlags(ts) & RPMTRANS_FLAG_BUILD_PROBS)
+		return RPMRC_OK;
+	st->test = rpmtsFlags(ts) & RPMTRANS_FLAG_TEST;
+	st->root = strdup(root ? root : "/");
+	st->rootpfx = strdup(st->root);
+	for (size_t l = strlen(st->rootpfx); l > 0 && st->rootpfx[l - 1] == '/'; l--)
+		st->rootpfx[l - 1] = '\0';
+	if (st->mode == TGP_OFF)
+		return RPMRC_OK;	/* records of erased packages still go */
+
+	tgp_prescan(st, ts);
+	judge = calloc(st->n_pkgs ? st->n_pkgs : 1, sizeof(*judge));
+	for (size_t i = 0; judge && i < st->n_pkgs; i++)
+		if (st->pkgs[i].scanned)
+			judge[n++] = &st->pkgs[i];
+	if (!judge) {
+		for (size_t i = 0; i < st->n_pkgs; i++)
+			st->pkgs[i].action = TG_ACTION_DENY;
+	} else if (n) {
+		tgp_judge(st, judge, n);
+	}
+	for (size_t i = 0; i < n; i++) {	/* verdicts kept, modules no longer needed */
+		tgp_mods_free(judge[i]->mods, judge[i]->n_mods);
+		judge[i]->mods = NULL;
+		judge[i]->n_mods = 0;
+	}
+	free(judge);
+	if (st->test)	/* psm/fsm hooks never run: report here */
+		for (size_t i = 0; i < st->n_pkgs; i++)
+			if (st->pkgs[i].scanned && st->pkgs[i].action != TG_ACTION_ALLOW)
+				tgp_report(st, &st->pkgs[i], st->mode == TGP_ENFORCE);
+	return RPMRC_OK;
+}
+
+static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
+{
+	struct tgp_state *st = state_get(plugin);
+	struct tgp_pkg *pkg;
+
+	st->chrooted = true;	/* psm, scriptlet and fsm hooks run inside the root */
+	st->cur = NULL;
+	if (rpmteType(te) != TR_ADDED || (pkg = tgp_pkg_find(st, te)) == NULL)
+		return RPMRC_OK;
+	st->cur = pkg;		/* for the backstop: fsm hooks run in the install stage only */
+	/*
+	 * rpm < 6.1 also calls psm_pre for %pretrans and trigger stages; the
+	 * first call precedes every scriptlet, file and the rpmdb entry.
+	 */
+	if (pkg->psm_seen)
+		return RPMRC_OK;
+	pkg->psm_seen = true;
+	if (!pkg->scanned)
+		return RPMRC_OK;	/* checked file by file in fsm_file_prepare */
+	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
+		tgp_report(st, pkg, true);
+		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+		pkg->refused = true;
+		return RPMRC_FAIL;
+	}
+	if (pkg->action != TG_ACTION_ALLOW)
+		tgp_report(st, pkg, false);
+	return RPMRC_OK;
+}
+
+static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
+{
+	struct tgp_state *st = state_get(plugin);
+	struct tgp_pkg *pkg = st->cur;
+
+	/* Backstop that never saw all the module files it expected: judge what it saw. */
+	if (pkg && pkg->te == te && !pkg->scanned && pkg->n_mods &&
+	    pkg->bs_seen < pkg->bs_expected) {
+		tgp_judge(st, &pkg, 1);
+		pkg->bs_seen = pkg->bs_expected;
+		if (pkg->action != TG_ACTION_ALLOW)
+			tgp_report(st, pkg, false);
+	}
+	st->cur = NULL;
+	return RPMRC_OK;
+}
+
+/* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */
+static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const char *dest,
+		      mode_t file_mode, rpmFsmOp op)
+{
+	struct tgp_pkg *pkg = st->cur;
+	rpmFileAction action = XFO_ACTION(op);
+	struct tg_module *m = NULL;
+	char *error = NULL;
+	rpmRC rc = RPMRC_OK;
+	void *buf = NULL;
+	struct stat sb;
+	int fd, r = -1;
+
+	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
+		return RPMRC_OK;
+	if (fi == NULL || XFA_SKIPPING(action) || (op & TG_FAF_UNOWNED) ||
+	    !S_ISREG(file_mode) || !tgp_candidate(dest))
+		return RPMRC_OK;
+	pkg->bs_seen++;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		error = rstrscat(NULL, "cannot reopen the unpacked file: ", strerror(errno), NULL);
+	else if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size > st->lim.max_input_size)
+		error = strdup("cannot read the unpacked file (larger than "
+			       "%_taintguard_max_module_size?)");
+	else if ((buf = malloc(sb.st_size ? (size_t)sb.st_size : 1)) == NULL ||
+		 pread(fd, buf, (size_t)sb.st_size, 0) != sb.st_size)
+		error = strdup("cannot read the unpacked file");
+	else
+		r = tgp_module_from_mem(st, buf, (size_t)sb.st_size, dest, &m, &error);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (r != 0)
+		tgp_mod_add(&pkg->mods, &pkg->n_mods, dest, m, error);
+	free(error);
+	if (r == 0 && pkg->bs_seen < pkg->bs_expected)
+		return RPMRC_OK;
+	tgp_judge(st, &pkg, 1);
+	bool last = pkg->bs_seen >= pkg->bs_expected;
+	for (size_t i = 0; i < pkg->nv; i++) {
+		if (pkg->v[i].action == TG_ACTION_DENY && (last || tgp_deny_definite(&pkg->v[i])) &&
+		    st->mode == TGP_ENFORCE) {
+			tgp_report(st, pkg, true);
+			rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+			pkg->refused = true;
+			rc = RPMRC_FAIL;
+			break;
+		}
+	}
+	if (rc == RPMRC_OK && last && pkg->action != TG_ACTION_ALLOW)
+		tgp_report(st, pkg, false);
+	return rc;
+}
+
+#if TG_PREPARE_HAS_FD
+static rpmRC taintguard_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, int fd, const char *path,
+					 const char *dest, mode_t file_mode, rpmFsmOp op)
+#else
+static rpmRC taintguard_fsm_file_prepare(rpmPlugin plugin, rpmfi fi, const char *path,
+					 const char *dest, mode_t file_mode, rpmFsmOp op)
+#endif
+{
+	return backstop(state_get(plugin), fi, path, dest, file_mode, op);
+}
+
+/* Mark records follow what rpm really did with each element. */
+static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
+{
+	struct tgp_state *st = state_get(plugin);
+	rpmtsi pi;
+	rpmte te;
+
+	if (!st->root || st->test) {
+		tgp_reset(st);
+		return RPMRC_OK;
+	}
+	pi = rpmtsiInit(ts);
+	while ((te = rpmtsiNext(pi, TR_REMOVED)) != NULL)
+		if (!rpmteFailed(te) && rpmteNEVRA(te))
+			tgp_record_remove(st, rpmteNEVRA(te));
+	rpmtsiFree(pi);
+	for (size_t i = 0; i < st->n_pkgs; i++) {
+		struct tgp_pkg *p = &st->pkgs[i];
+		if (p->action != TG_ACTION_ALLOW && !p->refused && p->psm_seen &&
+		    !rpmteFailed(p->te))
+			tgp_record_write(st, p);
+	}
+	tgp_reset(st);
+	return RPMRC_OK;
+}
+
+struct rpmPluginHooks_s taintguard_hooks = {
+	.init = taintguard_init,
+	.cleanup = taintguard_cleanup,
+	.tsm_pre = taintguard_tsm_pre,
+	.tsm_post = taintguard_tsm_post,
+	.psm_pre = taintguard_psm_pre,
+	.psm_post = taintguard_psm_post,
+	.fsm_file_prepare = taintguard_fsm_file_prepare,
+};

@@ -1,0 +1,329 @@
+#!/bin/bash
+# taintguard rpm plugin, tested with the real rpm (no mocks): builds small
+# packages with rpmbuild from tests/rpm/specs/, installs them into throw-away
+# --root directories with the plugin loaded from the build tree, and checks
+# what reached the root, the rpmdb, the scriptlet log and rpm's output.
+# Needs root (rpm chroots into --root).  Prints "ok - ..."/"not ok - ..." and
+# a last line "N passed, N failed"; exits non-zero on any failure.
+#
+# Module expectations follow the kernel (tests/modules/cases.tsv):
+#   lve.ko        GPL + GPL-only imports, name on the forced-taint list -> refused -> deny
+#   propplain.ko  "Proprietary", no GPL-only imports -> loads, taint P   -> mark
+#   gplok.ko      GPL, GPL-only import                -> loads, O/E only -> allow
+set -eu
+cd "$(dirname "$0")/../.."
+REPO=$PWD
+B=${B:-build}
+PLUGDIR=${TG_PLUGDIR:-$REPO/$B}
+MODS=${TG_MODULES_OUT:-$REPO/tests/modules/out}
+K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+KBUILD=/lib/modules/$K/build
+POLICY=$REPO/policy/default.yaml
+SPEC=$REPO/tests/rpm/specs/tgtest.spec
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {	# check "description" [!] command...
+	local d=$1 neg=0 r=0; shift
+	if [ "$1" = "!" ]; then neg=1; shift; fi
+	"$@" >/dev/null 2>&1 || r=1
+	if [ $r -eq $neg ]; then ok "$d"; else nok "$d"; fi
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+bail() { nok "$*"; finish; }
+
+[ "$(id -u)" = 0 ] || bail "needs root (rpm --root chroots)"
+for t in rpm rpmbuild xz zstd gzip dash; do
+	command -v $t >/dev/null || bail "missing tool $t"
+done
+[ -f "$PLUGDIR/taintguard.so" ] || bail "$PLUGDIR/taintguard.so not built (make)"
+[ -f "$KBUILD/Module.symvers" ] || bail "no $KBUILD/Module.symvers (linux-headers-$K)"
+if [ ! -f "$MODS/lve.ko" ] || [ ! -f "$MODS/propplain.ko" ] || [ ! -f "$MODS/gplok.ko" ]; then
+	if [ -x tests/modules/build.sh ]; then
+		tests/modules/build.sh "$MODS" >/dev/null 2>&1 || true
+	fi
+fi
+for m in lve propplain gplok; do
+	[ -f "$MODS/$m.ko" ] || bail "test module $MODS/$m.ko missing (tests/modules/build.sh)"
+done
+
+# Expected outcomes come from what the kernel does (tests/modules/cases.tsv).
+CASES=$REPO/tests/modules/cases.tsv
+action() { awk -F'\t' -v f="$1" '$2 == f { print $10; exit }' "$CASES"; }
+refusal() { awk -F'\t' -v f="$1" '$2 == f { print $7; exit }' "$CASES"; }
+[ -f "$CASES" ] || bail "missing $CASES"
+[ "$(action lve.ko)" = deny ] || bail "cases.tsv: lve.ko is not 'deny'; test assumptions outdated"
+[ "$(action propplain.ko)" = mark ] || bail "cases.tsv: propplain.ko is not 'mark'"
+[ "$(action gplok.ko)" = allow ] || bail "cases.tsv: gplok.ko is not 'allow'"
+for c in ko.xz ko.zst ko.gz; do
+	[ -n "$(action gplok.$c)" ] || bail "cases.tsv: no row for gplok.$c"
+done
+
+W=$(mktemp -d /tmp/tg-rpmtest.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+TOP=$W/rpmbuild
+RPMS=$TOP/RPMS/noarch
+MD=/lib/modules/$K/extra
+
+# --- building packages -------------------------------------------------------
+# pkg NAME VERSION "SRC:DEST ..." [rpmbuild args...]
+pkg() {
+	local name=$1 ver=$2 payload=$3 nil='%{nil}'; shift 3
+	rpmbuild --quiet --define "_topdir $TOP" --define "pkgname $name" \
+		--define "pkgver $ver" --define "moddir $MODS" --define "payload ${payload:-$nil}" \
+		"$@" -bb "$SPEC" >"$W/build-$name-$ver.log" 2>&1 ||
+		{ cat "$W/build-$name-$ver.log"; bail "rpmbuild $name-$ver"; }
+}
+P() { echo "$RPMS/$1-${2:-1.0}-1.noarch.rpm"; }
+
+# --- throw-away roots ----------------------------------------------------------
+# mkroot [nokernel]: /bin/sh for scriptlets, an rpmdb, and the target kernel's
+# facts (Module.symvers, .config) as kernel-headers would leave them.
+mkroot() {
+	R=$W/root
+	rm -rf "$R"
+	mkdir -p "$R/var/lib/rpm" "$R/var/tmp" "$R/bin" "$R/tmp" "$R/usr/bin"
+	cp "$(command -v dash)" "$R/bin/sh"
+	# the system's kmod decides which compressed modules can be loaded at all
+	cp "$(command -v kmod)" "$R/usr/bin/kmod"
+	local lib
+	for lib in $(ldd "$(command -v dash)" | grep -o '/[^ ]*'); do
+		mkdir -p "$R$(dirname "$lib")"
+		cp -L "$lib" "$R$lib"
+	done
+	if [ "${1:-}" != nokernel ]; then
+		mkdir -p "$R/usr/src/linux-headers-$K" "$R/lib/modules/$K"
+		cp "$KBUILD/Module.symvers" "$KBUILD/.config" "$R/usr/src/linux-headers-$K/"
+		ln -s "/usr/src/linux-headers-$K" "$R/lib/modules/$K/build"
+		[ -f "/boot/config-$K" ] && mkdir -p "$R/boot" && cp "/boot/config-$K" "$R/boot/"
+	fi
+	rpm --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null
+}
+
+# rpmx ARGS...: rpm on $R with the plugin from the build tree; stdout+stderr in
+# $OUT (Debian's "use Alien" nag removed), exit status in $RC.
+rpmx() {
+	set +e
+	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --define "__plugindir $PLUGDIR" \
+		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
+		--define "_taintguard_policy $POLICY" "$@" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(grep -v 'RPM should not be used directly' "$W/out" || true)
+}
+installed() { rpm --root "$R" --dbpath /var/lib/rpm -q "$1" >/dev/null 2>&1; }
+has() { grep -q -- "$1" <<<"$OUT"; }
+count() { grep -c -- "$1" <<<"$OUT" || true; }
+record() { echo "$R/var/lib/taintguard/marks/$1.json"; }
+no_temp_files() { [ -z "$(find "$R" -name '*;*' -print -quit)" ]; }
+ran() { grep -q "^$1\$" "$R/var/tmp/tgtest-scriptlets.log" 2>/dev/null; }
+show() { echo "$OUT" | sed 's/^/#   /'; }
+
+# --- packages ------------------------------------------------------------------
+pkg tg-lve 1.0 "lve.ko:$MD/lve.ko"
+pkg tg-prop 1.0 "propplain.ko:$MD/propplain.ko"
+pkg tg-gplok 1.0 "gplok.ko:$MD/gplok.ko"
+pkg tg-plain 1.0 ""
+pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
+pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
+pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
+mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
+MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
+MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
+# Really compressed modules (kbuild's ways), so each decompressor is exercised.
+COMP=$W/comp
+mkdir -p "$COMP"
+for m in lve gplok; do
+	cp "$MODS/$m.ko" "$COMP/$m.ko"
+	xz --check=crc32 --lzma2=dict=1MiB -c "$MODS/$m.ko" >"$COMP/$m.ko.xz"
+	zstd -q -c "$MODS/$m.ko" >"$COMP/$m.ko.zst"
+	gzip -n -9 -c "$MODS/$m.ko" >"$COMP/$m.ko.gz"
+done
+for pl in gzip xz zstd; do
+	case $pl in gzip) io=w9.gzdio ;; xz) io=w2.xzdio ;; zstd) io=w19.zstdio ;; esac
+	bad="" good=""
+	for c in ko ko.xz ko.zst ko.gz; do
+		bad="$bad lve.$c:$MD/$c/lve.$c"
+		# gplok in each compression goes where the kernel's verdict puts it
+		if [ "$(action "gplok.$c")" = deny ]; then
+			bad="$bad gplok.$c:$MD/$c/gplok.$c"
+		else
+			good="$good gplok.$c:$MD/$c/gplok.$c"
+		fi
+	done
+	MODS=$COMP pkg "tg-$pl-bad" 1.0 "$bad" --define "_binary_payload $io"
+	MODS=$COMP pkg "tg-$pl-good" 1.0 "$good" --define "_binary_payload $io"
+done
+
+# --- 1. a package with the lve module is refused, nothing left behind ------------
+mkroot
+rpmx -ivh "$(P tg-lve)"
+check "lve: rpm exits 1 (exit $RC)" test "$RC" = 1
+check "lve: not in the rpmdb" ! installed tg-lve
+check "lve: error names package, file, module, taint and reason" \
+	grep -qE "error: taintguard: tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused: .*taint '[A-Z]*P[A-Z]*'.*forced-taint" <<<"$OUT"
+check "lve: error says how to override" grep -q "_taintguard_mode warn" <<<"$OUT"
+check "lve: no module file" test ! -e "$R$MD/lve.ko"
+check "lve: no directory it would create" test ! -e "$R$MD"
+check "lve: no %config file, no doc dir" test ! -e "$R/etc/tg-lve.conf" -a ! -e "$R/usr/share/tg-lve"
+check "lve: no temp files" no_temp_files
+check "lve: %pre did not run" ! ran "pre tg-lve-1.0"
+check "lve: no mark record" test ! -e "$(record tg-lve-1.0-1.noarch)"
+[ "$pass" -gt 0 ] && [ "$fail" -eq 0 ] || show
+
+# --- 2. a package with no modules installs, nothing said --------------------------
+rpmx -ivh "$(P tg-plain)"
+check "plain: installs (exit $RC)" test "$RC" = 0
+check "plain: installed" installed tg-plain
+check "plain: no taintguard message" ! has taintguard
+
+# --- 3. mixed transaction: refused + allowed + marked -----------------------------
+mkroot
+rpmx -ivh "$(P tg-lve)" "$(P tg-gplok)" "$(P tg-prop)" "$(P tg-plain)"
+check "mixed: rpm reports every package as failed (exit $RC = 4)" test "$RC" = 4
+check "mixed: lve refused" ! installed tg-lve
+check "mixed: gplok installed" installed tg-gplok
+check "mixed: prop installed" installed tg-prop
+check "mixed: plain installed" installed tg-plain
+check "mixed: exactly 3 packages installed" \
+	test "$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>/dev/null | wc -l)" = 3
+check "mixed: gplok module and scriptlets there" test -f "$R$MD/gplok.ko" -a -f "$R$MD/propplain.ko"
+check "mixed: lve module absent" test ! -e "$R$MD/lve.ko"
+check "mixed: %pre of lve not run, of the others run" \
+	bash -c "! grep -q 'pre tg-lve' '$R/var/tmp/tgtest-scriptlets.log' && grep -q 'post tg-prop' '$R/var/tmp/tgtest-scriptlets.log'"
+check "mixed: prop marked with a warning naming the P taint" \
+	grep -qE "warning: taintguard: tg-prop-1.0-1.noarch: $MD/propplain.ko: module propplain marked: .*taint '[A-Z]*P" <<<"$OUT"
+check "mixed: gplok not mentioned" ! has "gplok.ko: module"
+REC=$(record tg-prop-1.0-1.noarch)
+check "mark: record written" test -f "$REC"
+check "mark: record is JSON with package, action, module" python3 -c "
+import json,sys; r=json.load(open('$REC'))
+assert r['format']=='taintguard-mark/1' and r['nevra']=='tg-prop-1.0-1.noarch'
+assert r['name']=='tg-prop' and r['action']=='mark' and r['mode']=='enforce'
+m=r['modules'][0]; assert m['module']=='propplain' and 'P' in m['taint'] and m['action']=='mark'
+"
+check "mark: no record for the allowed package" test ! -e "$(record tg-gplok-1.0-1.noarch)"
+rpmx -e tg-prop
+check "mark: rpm -e succeeds (exit $RC)" test "$RC" = 0
+check "mark: record removed with the package" test ! -e "$REC"
+check "mark: other records untouched (none)" test -z "$(ls "$R/var/lib/taintguard/marks" 2>/dev/null)"
+
+# --- 4. upgrade to a denied version keeps the old one -----------------------------
+mkroot
+rpmx -ivh "$(P tg-up 1.0)"
+check "upgrade: 1.0 (allowed module) installs (exit $RC)" test "$RC" = 0
+rpmx -Uvh "$(P tg-up 2.0)"
+check "upgrade: 2.0 refused (exit $RC)" test "$RC" = 1
+check "upgrade: 1.0 still installed" installed tg-up-1.0
+check "upgrade: 2.0 not installed" ! installed tg-up-2.0
+check "upgrade: rpm -V of 1.0 clean" rpm --root "$R" --dbpath /var/lib/rpm -V tg-up
+check "upgrade: old module content intact" cmp "$R$MD/tgup.ko" "$MODS/gplok.ko"
+check "upgrade: %pre of 2.0 not run" ! ran "pre tg-up-2.0"
+check "upgrade: 'erase skipped' for the old version" has "tg-up-1.0-1.noarch: erase skipped"
+
+# --- 5. warn mode installs and warns; the record follows the package ---------------
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
+check "warn: installs (exit $RC)" test "$RC" = 0
+check "warn: installed" installed tg-lve
+check "warn: warning, no error" bash -c "grep -q 'warning: taintguard: tg-lve-1.0-1.noarch: $MD/lve.ko: module lve would be refused (warn mode' <<<\"\$0\" && ! grep -q '^error' <<<\"\$0\"" "$OUT"
+REC=$(record tg-lve-1.0-1.noarch)
+check "warn: record with action deny, mode warn" python3 -c "
+import json; r=json.load(open('$REC')); assert r['action']=='deny' and r['mode']=='warn'"
+rpmx -e tg-lve
+check "warn: erase removes the record" test ! -e "$REC" -a "$RC" = 0
+
+# --- 6. modules in every compression inside gzip, xz and zstd payloads -------------
+for pl in gzip xz zstd; do
+	mkroot
+	rpmx -ivh "$(P tg-$pl-bad)" "$(P tg-$pl-good)"
+	check "$pl payload: bad package refused, good one installed (exit $RC)" \
+		bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-$pl-bad && rpm --root '$R' --dbpath /var/lib/rpm -q tg-$pl-good"
+	for c in ko ko.xz ko.zst ko.gz; do
+		check "$pl payload: lve.$c refused" has "tg-$pl-bad-1.0-1.noarch: $MD/$c/lve.$c: module lve refused"
+		case $(action "gplok.$c") in
+		deny) check "$pl payload: gplok.$c refused (as by the kernel: $(refusal "gplok.$c"))" \
+			has "tg-$pl-bad-1.0-1.noarch: $MD/$c/gplok.$c: module gplok refused" ;;
+		mark) check "$pl payload: gplok.$c installed and marked" \
+			bash -c "test -f '$R$MD/$c/gplok.$c' && grep -q 'gplok.$c: module gplok marked' <<<\"\$0\"" "$OUT" ;;
+		*) check "$pl payload: gplok.$c installed, not flagged" \
+			bash -c "test -f '$R$MD/$c/gplok.$c' && ! grep -q 'gplok.$c: ' <<<\"\$0\"" "$OUT" ;;
+		esac
+	done
+done
+
+# --- 7. content, not suffix: a text tutor.ko is no module; an ELF module outside
+#        /lib/modules is one (kernel from its vermagic) --------------------------
+mkroot
+rpmx -ivh "$(P tg-tutor)"
+check "tutor.ko (text): installs silently (exit $RC)" bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+rpmx -ivh "$(P tg-opt)"
+check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'tg-opt-1.0-1.noarch: /opt/tg/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+
+# --- 8. kernel exports from a kernel-devel in the same transaction ------------------
+mkroot nokernel
+rpmx -ivh --test "$(P tg-gplok)"
+check "no kernel exports: gplok is not allowed blindly (marked incomplete)" \
+	grep -q "tg-gplok-1.0-1.noarch: $MD/gplok.ko: module gplok marked" <<<"$OUT"
+check "no kernel exports: the warning says the symbol table is missing" has "no symbol table (Module.symvers)"
+rpmx -ivh "$(P tg-gplok)" "$(P tg-kdevel)"
+# The transaction's Module.symvers answers the symbol questions; the kernel's
+# vermagic stays unknown (no .config, no in-tree module in the root yet), so
+# gplok is still marked, but no longer for its symbols.
+check "kernel-devel in the transaction: both install (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok tg-kdevel"
+check "kernel-devel in the transaction: its Module.symvers is used" \
+	bash -c "! grep -q 'no symbol table' <<<\"\$0\" && grep -q 'gplok.ko: module gplok marked: .*vermagic is unknown' <<<\"\$0\"" "$OUT"
+
+# --- 9. --test reports and changes nothing -----------------------------------------
+mkroot
+rpmx -ivh --test "$(P tg-lve)" "$(P tg-prop)"
+check "--test: lve reported as would be refused" has "tg-lve-1.0-1.noarch: $MD/lve.ko: module lve would be refused"
+check "--test: prop reported as marked" has "tg-prop-1.0-1.noarch: $MD/propplain.ko: module propplain marked"
+check "--test: nothing installed, no record" \
+	bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && test ! -e '$R/var/lib/taintguard'"
+
+# --- 10. broken or missing policy: one error, built-in policy (fail closed) ---------
+printf 'taintguard-policy: 1\nrules: [ {name: x, when: {bogus: 1}, action: deny} ]\n' >"$W/broken.yaml"
+for pol in "$W/broken.yaml" "$W/missing.yaml"; do
+	mkroot
+	rpmx -ivh --define "_taintguard_policy $pol" "$(P tg-lve)" "$(P tg-gplok)" "$(P tg-plain)"
+	n=$(basename "$pol")
+	check "$n: exactly one policy error" test "$(count 'taintguard: cannot load policy')" = 1
+	check "$n: lve still refused (built-in policy)" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve"
+	check "$n: gplok and plain installed" bash -c "rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok tg-plain"
+	check "$n: refusal says the built-in policy judged" has "judged with the built-in policy"
+	rpmx -e tg-plain
+	check "$n: erase works (exit $RC)" bash -c "test $RC = 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-plain"
+done
+
+# --- 11. mode off, and an invalid mode enforces --------------------------------------
+mkroot
+rpmx -ivh --define '_taintguard_mode off' "$(P tg-lve)"
+check "off: lve installs silently (exit $RC)" bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+mkroot
+rpmx -ivh --define '_taintguard_mode bogus' "$(P tg-lve)"
+check "invalid mode: error and enforce (exit $RC)" bash -c "test $RC = 1 && grep -q \"_taintguard_mode 'bogus'\" <<<\"\$0\"" "$OUT"
+
+# --- 12. backstop: an application whose callback gives no fd before the install ----
+if cc -o "$W/tg-nofd" tests/rpm/nofd.c $(pkg-config --cflags --libs rpm) 2>"$W/cc.log"; then
+	mkroot
+	set +e
+	"$W/tg-nofd" "$R" "$PLUGDIR" "$POLICY" "$(P tg-lve)" "$(P tg-gplok)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'module lve refused' <<<\"\$0\"" "$OUT"
+	check "backstop: gplok installed" installed tg-gplok
+	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
+else
+	nok "backstop: cannot build tests/rpm/nofd.c: $(head -n 3 "$W/cc.log")"
+fi
+
+finish
