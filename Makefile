@@ -40,6 +40,9 @@ RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
 # 4.18.0 -> 41800: the rpm plugin picks its hook ABI from it (rpm-plugin/plugin_abi.h)
 RPM_VERSION_NUM := $(shell echo '$(RPM_VERSION)' | awk -F. '{ printf "%d", $$1 * 10000 + $$2 * 100 + $$3 }')
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# the CLI reads mark records (taintguard status) with json-c
+JSONC_CFLAGS := $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
+JSONC_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
@@ -70,7 +73,7 @@ $(B)/lib/%.o: lib/%.c lib/taintguard.h lib/internal.h
 
 $(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(JSONC_CFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
 $(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h)
 	@mkdir -p $(dir $@)
@@ -91,7 +94,7 @@ $(B)/libtaintguard.so.0: $(LIB_OBJ)
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.
 $(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
 
 $(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtaintguard.a
 	$(CC) -shared $(SANFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)

@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
 	{ "check", cmd_check, "predict what the kernel does with module files" },
 	{ "audit", cmd_audit, "audit the kernel modules of packages, repositories or the system" },
+	{ "status", cmd_status, "list installed packages and DKMS modules taintguard marked" },
 	{ "policy", cmd_policy, "validate or show a policy" },
 };
 

@@ -85,7 +85,7 @@ int record_write(const struct settings *s, const char *module, const char *versi
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	bfmt(pkg, sizeof(pkg), "%s/%s", module, version);
-	fputs("{\"source\":\"dkms\",\"package\":", f);
+	fputs("{\"format\":\"taintguard-mark/1\",\"source\":\"dkms\",\"package\":", f);
 	tg_json_string(f, pkg);
 	fputs(",\"kernel\":", f);
 	tg_json_string(f, kernel);

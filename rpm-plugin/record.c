@@ -79,6 +79,7 @@ int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 	fd = -1;
 	fputs("{\n", f);
 	jstr(f, "format", "taintguard-mark/1", true);
+	jstr(f, "source", "rpm", true);
 	jstr(f, "nevra", pkg->nevra, true);
 	jstr(f, "name", rpmteN(te), true);
 	jstr(f, "epoch", rpmteE(te), true);

@@ -209,8 +209,22 @@ assert r['name']=='tg-prop' and r['action']=='mark' and r['mode']=='enforce'
 m=r['modules'][0]; assert m['module']=='propplain' and 'P' in m['taint'] and m['action']=='mark'
 "
 check "mark: no record for the allowed package" test ! -e "$(record tg-gplok-1.0-1.noarch)"
+TG=$REPO/$B/taintguard
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+STJ=$("$TG" status --root "$R" --dbpath /var/lib/rpm --format json 2>&1)
+set -e
+check "status: lists the marked package (exit $SRC = 1)" \
+	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q 'module propplain, taint P' <<<\"\$0\"" "$ST"
+check "status: allowed packages are not listed" bash -c "! grep -q tg-gplok <<<\"\$0\"" "$ST"
+check "status --format json: one record, not stale" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert len(d)==1 and d[0]['package']=='tg-prop-1.0-1.noarch' and not d[0]['stale'] and d[0]['source']=='rpm', d" "$STJ"
 rpmx -e tg-prop
 check "mark: rpm -e succeeds (exit $RC)" test "$RC" = 0
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "status: nothing listed after erase (exit $SRC = 0)" bash -c "test $SRC = 0 && grep -q 'no marked packages' <<<\"\$0\"" "$ST"
 check "mark: record removed with the package" test ! -e "$REC"
 check "mark: other records untouched (none)" test -z "$(ls "$R/var/lib/taintguard/marks" 2>/dev/null)"
 
@@ -236,6 +250,21 @@ check "warn: warning, no error" bash -c "grep -q 'warning: taintguard: tg-lve-1.
 REC=$(record tg-lve-1.0-1.noarch)
 check "warn: record with action deny, mode warn" python3 -c "
 import json; r=json.load(open('$REC')); assert r['action']=='deny' and r['mode']=='warn'"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "status: a denied package installed in warn mode -> exit 2" bash -c "test $SRC = 2 && grep -q 'tg-lve-1.0-1.noarch (rpm): deny' <<<\"\$0\"" "$ST"
+# erased behind the plugin's back: the record goes stale, and status says so
+cp "$REC" "$W/rec.json"
+rpm --root "$R" --dbpath /var/lib/rpm --noplugins --nodeps -e tg-lve >/dev/null 2>&1
+cp "$W/rec.json" "$REC"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "status: a record without its package is shown stale" bash -c "test $SRC = 1 && grep -q 'tg-lve-1.0-1.noarch (rpm): deny \[stale' <<<\"\$0\"" "$ST"
+rm -f "$REC"
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
 rpmx -e tg-lve
 check "warn: erase removes the record" test ! -e "$REC" -a "$RC" = 0
 
