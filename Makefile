@@ -21,6 +21,11 @@ SANITIZE ?=
 ifeq ($(SANITIZE),1)
 B       ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),fuzz)
+# libFuzzer build (make fuzz): clang, everything instrumented for coverage
+B       ?= build-fuzz
+CC      := clang
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
 B       ?= build
 SANFLAGS =
@@ -54,6 +59,12 @@ HOOK_SRC = $(sort $(wildcard hooks/*.c))
 HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
+FUZZ_NAMES = module decompress symvers policy package
+CLI_LIB_OBJ = $(filter-out $(B)/cli/taintguard.o,$(CLI_OBJ))
+FUZZ_LIBS = $(CLI_LIB_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
+REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
+FUZZ_SECONDS ?= 30
 
 TARGETS = $(B)/libtaintguard.a $(B)/libtaintguard.so.0 $(B)/taintguard
 ifneq ($(PLUGIN_SRC),)
@@ -106,7 +117,24 @@ $(B)/tests/%: tests/unit/%.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate
+
+$(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
+
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
+
+# make fuzz FUZZ_SECONDS=N: every libFuzzer harness for N seconds (clang)
+fuzz:
+	$(MAKE) SANITIZE=fuzz $(FUZZ_NAMES:%=build-fuzz/fuzz/fuzz_%)
+	B=build-fuzz tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
 
 check: all unit
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-all.sh
@@ -142,6 +170,6 @@ install: all
 	for m in man/*.8; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man8/; done; true
 
 clean:
-	rm -rf build build-san tests/modules/out
+	rm -rf build build-san build-fuzz tests/modules/out
 
-.PHONY: all unit check check-unit check-kernel deps clean install example
+.PHONY: fuzz all unit check check-unit check-kernel deps clean install example

@@ -138,6 +138,7 @@ int repo_scan(struct audit *a, const char *dir);
 struct audit_pkg *audit_pkg_new(struct audit *a);
 /* Listed in reports: carries modules, or is an error.  Others only lend symvers. */
 bool audit_pkg_listed(const struct audit_pkg *p);
+void audit_pkg_free(struct audit_pkg *p);
 int audit_pkg_add_module(struct audit_pkg *p, struct audit_module *m);
 /* Thread-safe; de-duplicates (pkg, path). */
 int audit_sv_add(struct audit *a, const char *release, int prio, const char *path,

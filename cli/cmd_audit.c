@@ -172,7 +172,7 @@ static void module_free(struct audit_module *m)
 	free(m);
 }
 
-static void pkg_free(struct audit_pkg *p)
+void audit_pkg_free(struct audit_pkg *p)
 {
 	if (!p)
 		return;
@@ -1081,7 +1081,7 @@ int cmd_audit(int argc, char **argv)
 			if (audit_pkg_listed(p) || p->has_symvers)
 				a.pkgs[w++] = p;
 			else
-				pkg_free(p);
+				audit_pkg_free(p);
 		}
 		a.n_pkgs = w;
 	}
@@ -1129,7 +1129,7 @@ out:
 	free(todo);
 	kernels_free(&ks);
 	for (size_t i = 0; i < a.n_pkgs; i++)
-		pkg_free(a.pkgs[i]);
+		audit_pkg_free(a.pkgs[i]);
 	free(a.pkgs);
 	for (size_t i = 0; i < a.n_sv; i++) {
 		free(a.sv[i].release);

@@ -163,6 +163,7 @@ struct ctx {
 	struct tg_policy *p;
 };
 
+__attribute__((format(printf, 3, 0)))
 static int failv(struct ctx *c, const struct tg_ynode *n, const char *fmt, va_list ap)
 {
 	char what[TG_ERRMAX];

@@ -29,6 +29,7 @@ int tg_taint_bit_from_letter(char c)
 	return p ? (int)(p - taint_letters) : -1;
 }
 
+__attribute__((format(printf, 1, 0)))
 static char *vformat(const char *fmt, va_list ap)
 {
 	char *s = NULL;
@@ -107,6 +108,7 @@ int tg_verdict_add_flag(struct tg_verdict *v, char letter, bool module,
 	return f->reason ? 0 : -ENOMEM;
 }
 
+__attribute__((format(printf, 3, 0)))
 static int push_vstr(char ***arr, size_t *n, const char *fmt, va_list ap)
 {
 	char **nv = realloc(*arr, (*n + 1) * sizeof(char *));

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck audit rpm dkms kernel sanitize (default: all).
+# Suites: unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms kernel sanitize
+# (default: all).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck audit rpm dkms kernel sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms kernel sanitize"
 SUITES=${*:-$ALL}
 total_pass=0
 total_fail=0
@@ -56,6 +57,9 @@ for s in $SUITES; do
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
+	fuzz-regress) run_suite fuzz-regress tests/fuzz/run.sh replay ;;
+	mutate) run_suite mutate tests/mutate/run.sh ;;
+	valgrind) run_suite valgrind tests/valgrind.sh ;;
 	audit) run_suite audit tests/audit/run.sh ;;
 	rpm) run_suite rpm tests/rpm/run.sh ;;
 	dkms) run_suite dkms tests/dkms/run.sh ;;
@@ -67,6 +71,8 @@ for s in $SUITES; do
 		run_suite sanitize-unit suite_unit
 		run_suite sanitize-modules tests/modules/check.sh
 		run_suite sanitize-audit tests/audit/run.sh
+		run_suite sanitize-fuzz-regress tests/fuzz/run.sh replay
+		run_suite sanitize-mutate tests/mutate/run.sh
 		B=build; export B ;;
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac

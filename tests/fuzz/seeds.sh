@@ -1,0 +1,43 @@
+#!/bin/bash
+# Seed inputs for the fuzz harnesses, generated from the repository (binary
+# seeds are never committed: they are rebuilt here from the test modules).
+#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package}/
+set -eu
+cd "$(dirname "$0")/../.."
+OUT=$1
+MODS=${TG_MODULES_OUT:-tests/modules/out}
+rm -rf "$OUT"
+mkdir -p "$OUT"/{module,decompress,symvers,policy,package}
+tests/modules/build.sh "$MODS" >/dev/null
+# module: a few small test modules in each compression, a signed one, an edited one
+for f in gplok.ko gplok.ko.xz gplok.ko.zst gplok.ko.gz lve.ko signedown.ko badsig.ko nover.ko \
+	propexp.ko nsok.ko; do
+	cp "$MODS/$f" "$OUT/module/"
+done
+# decompress: selector byte (0 xz, 1 zstd, 2 gzip) + stream
+head -c 3000 "$MODS/gplok.ko" >"$OUT/plain"
+{ printf '\0'; xz --check=crc32 -c "$OUT/plain"; } >"$OUT/decompress/xz"
+{ printf '\1'; zstd -q -c "$OUT/plain"; } >"$OUT/decompress/zstd"
+{ printf '\2'; gzip -n -c "$OUT/plain"; } >"$OUT/decompress/gzip"
+rm -f "$OUT/plain"
+# symvers: the committed text seeds and a compressed slice of the real table
+cp tests/fuzz/corpus/symvers/* "$OUT/symvers/"
+K=$(ls -1 /lib/modules | sort -V | tail -n 1)
+if [ -f "/lib/modules/$K/build/Module.symvers" ]; then
+	head -n 50 "/lib/modules/$K/build/Module.symvers" | gzip -n -c >"$OUT/symvers/real.gz"
+fi
+# policy: the default policy and the committed seeds
+cp policy/default.yaml tests/fuzz/corpus/policy/* "$OUT/policy/"
+# package: a tiny rpm carrying a module (rpmbuild, the test spec)
+if command -v rpmbuild >/dev/null; then
+	T=$(mktemp -d)
+	rpmbuild --quiet --define "_topdir $T" --define "pkgname tg-fuzz" --define "pkgver 1.0" \
+		--define "moddir $PWD/$MODS" --define "payload gplok.ko.xz:/lib/modules/$K/extra/gplok.ko.xz" \
+		--define "_binary_payload w9.gzdio" -bb tests/rpm/specs/tgtest.spec >/dev/null 2>&1 &&
+		cp "$T"/RPMS/noarch/*.rpm "$OUT/package/"
+	rm -rf "$T"
+fi
+# regression inputs (crashes once found) join the seeds
+for h in module decompress symvers policy package; do
+	if [ -d "tests/fuzz/regressions/$h" ]; then cp tests/fuzz/regressions/$h/* "$OUT/$h/" 2>/dev/null || true; fi
+done

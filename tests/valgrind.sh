@@ -1,0 +1,29 @@
+#!/bin/bash
+# The CLI under valgrind over every test module: no memory errors, no leaks.
+set -u
+cd "$(dirname "$0")/.."
+B=${B:-build}
+OUT=${TG_MODULES_OUT:-tests/modules/out}
+K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+pass=0 fail=0
+tests/modules/build.sh "$OUT" >/dev/null || { echo "not ok - test modules"; echo "0 passed, 1 failed"; exit 1; }
+mapfile -t files < <(find "$OUT" -path "$OUT/.*" -prune -o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | sort)
+vg() {	# vg DESCRIPTION ARGS...
+	local d=$1; shift
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		--show-leak-kinds=definite,indirect "$B/taintguard" "$@" >/dev/null 2>"$LOG"
+	if [ $? -eq 99 ] || grep -q '^==[0-9]*==' "$LOG"; then
+		fail=$((fail + 1)); echo "not ok - $d"; head -n 40 "$LOG"
+	else
+		pass=$((pass + 1)); echo "ok - $d"
+	fi
+}
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+vg "check of ${#files[@]} test modules (text)" check --kernel "$K" --policy policy/default.yaml "${files[@]}"
+vg "check of ${#files[@]} test modules (json, 1 job)" check --kernel "$K" --format json --jobs 1 "${files[@]}"
+vg "check of an unreadable and a missing file" check --kernel "$K" /etc/hostname /nonexistent.ko
+vg "policy show" policy show policy/default.yaml
+vg "policy check of a broken policy" policy check tests/fuzz/corpus/policy/alias.yaml
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
