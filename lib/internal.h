@@ -65,6 +65,12 @@ int tg_version_range_check(const char *range);
 bool tg_glob_match(const char *pattern, const char *s);
 
 /*
+ * Run as root, refuse (-EPERM) a policy file, or its directory, that a
+ * non-root user can write.  @fd is the opened policy.
+ */
+int tg_policy_trust_check(int fd, const char *path, struct tg_error *err);
+
+/*
  * Compressions (1u << TG_COMP_*) the kmod installed under @root can
  * decompress, from the library names its binaries link or dlopen; 0 when no
  * kmod is found.  *@source (malloc'ed) names the files looked at.

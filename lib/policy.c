@@ -10,6 +10,7 @@
  * FILE:LINE:COLUMN of the offending node.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1019,14 +1020,21 @@ int tg_policy_load_path(const char *path, const struct tg_limits *lim,
 	struct tg_limits def;
 	void *buf;
 	size_t len;
-	int r;
+	int r, fd;
 
 	*out = NULL;
 	if (!lim) {
 		tg_limits_default(&def);
 		lim = &def;
 	}
-	r = tg_read_path(path, lim->max_policy_size, &buf, &len, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tg_fail(err, -errno, "%s: %s", path, strerror(errno));
+	/* checked on the open file: what is trusted is what is read */
+	r = tg_policy_trust_check(fd, path, err);
+	if (r == 0)
+		r = tg_read_fd(fd, path, lim->max_policy_size, &buf, &len, err);
+	close(fd);
 	if (r < 0)
 		return r;
 	r = policy_parse(buf, len, path, lim, false, out, err);

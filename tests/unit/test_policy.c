@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "taintguard.h"
@@ -624,6 +626,44 @@ static void test_load_path_errors(void **state)
 	assert_string_equal(tg_action_name(TG_ACTION_DENY), "deny");
 }
 
+/* Run as root, a policy non-root users can change is refused (it decides what root installs). */
+static void test_policy_trust(void **state)
+{
+	char dir[] = "/tmp/tg-trust.XXXXXX", file[64];
+	struct tg_error err = { 0 };
+	struct tg_policy *p = NULL;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/policy.yaml", dir);
+	f = fopen(file, "w");
+	fputs("taintguard-policy: 1\n", f);
+	fclose(f);
+	chmod(file, 0644);
+	assert_int_equal(tg_policy_load_path(file, NULL, &p, &err), 0);
+	tg_policy_free(p);
+	chmod(file, 0664);	/* group-writable */
+	assert_int_equal(tg_policy_load_path(file, NULL, &p, &err), -EPERM);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "policy file is writable by non-root users"));
+	assert_int_equal(strncmp(err.msg, file, strlen(file)), 0);
+	chmod(file, 0644);
+	assert_int_equal(chown(file, 65534, 0), 0);	/* owned by nobody */
+	assert_int_equal(tg_policy_load_path(file, NULL, &p, &err), -EPERM);
+	assert_int_equal(chown(file, 0, 0), 0);
+	chmod(dir, 0777);	/* anyone could replace it */
+	assert_int_equal(tg_policy_load_path(file, NULL, &p, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "the directory"));
+	chmod(dir, 01777);	/* sticky, like /tmp: a root-owned file stays */
+	assert_int_equal(tg_policy_load_path(file, NULL, &p, &err), 0);
+	tg_policy_free(p);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_err_limits),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_load_path_errors),
+		cmocka_unit_test(test_policy_trust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
