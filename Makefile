@@ -78,19 +78,24 @@ endif
 
 all: $(TARGETS)
 
-$(B)/lib/%.o: lib/%.c lib/taintguard.h lib/internal.h
+# The installed paths are compiled in (default policy, /etc/taintguard):
+# rebuild when PREFIX/DATADIR/SYSCONFDIR change between make and make install.
+PATHS_STAMP = $(B)/paths.stamp
+$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR)' > $(PATHS_STAMP))
+
+$(B)/lib/%.o: lib/%.c lib/taintguard.h lib/internal.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(JSONC_CFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h)
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Irpm-plugin $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
-$(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h)
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ihooks $(ALLCFLAGS) -c -o $@ $<
 
@@ -155,21 +160,56 @@ example: all
 	@cd tests/modules/out && ../../../$(B)/taintguard check --policy ../../../policy/default.yaml \
 		propexp.ko $(EXAMPLE_MODULES); echo "(exit code $$?: 0 allow, 1 mark, 2 deny, 3 error)"
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard \
+# rpm's own directories (rpm >= 4.20 also has pkg-config --variable=rpmplugindir rpm)
+RPM_PLUGINDIR ?= $(shell rpm --eval '%{__plugindir}' 2>/dev/null)
+RPM_MACRODIR  ?= $(shell rpm --eval '%{_rpmmacrodir}' 2>/dev/null)
+BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
+PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
+
+$(B)/taintguard.pc: taintguard.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)|' $< > $@
+
+# Everything; the DKMS integration through hooks/install.sh (it also diverts
+# /usr/sbin/dkms when DESTDIR is empty, see taintguard-dkms(8)).
+install: all $(B)/taintguard.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
 	install -m 755 $(B)/libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so.0
 	ln -sf libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so
 	install -m 644 $(B)/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
 	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
+	install -m 644 $(B)/taintguard.pc $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc
 	install -m 644 policy/default.yaml $(DESTDIR)$(DATADIR)/taintguard/default.yaml
-	for m in man/*.1; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man1/; done; true
-	for m in man/*.5; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man5/; done; true
-	for m in man/*.8; do [ -f "$$m" ] && install -m 644 "$$m" $(DESTDIR)$(MANDIR)/man8/; done; true
+	# the admin's policy: created from the default once, never overwritten
+	[ -e $(DESTDIR)$(SYSCONFDIR)/taintguard/policy.yaml ] || \
+		install -m 644 policy/default.yaml $(DESTDIR)$(SYSCONFDIR)/taintguard/policy.yaml
+	install -m 644 completion/taintguard.bash $(DESTDIR)$(BASHCOMPDIR)/taintguard
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	if [ -f $(B)/taintguard.so ] && [ -n "$(RPM_PLUGINDIR)" ]; then \
+		install -d $(DESTDIR)$(RPM_PLUGINDIR) $(DESTDIR)$(RPM_MACRODIR) && \
+		install -m 755 $(B)/taintguard.so $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so && \
+		install -m 644 rpm-plugin/macros.transaction_taintguard $(DESTDIR)$(RPM_MACRODIR)/; fi
+	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh $(DESTDIR)
+
+# Removes what install laid down, except the admin's /etc/taintguard/policy.yaml.
+uninstall:
+	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh --uninstall $(DESTDIR)
+	rm -f $(DESTDIR)$(BINDIR)/taintguard $(DESTDIR)$(LIBDIR)/libtaintguard.so.0 \
+		$(DESTDIR)$(LIBDIR)/libtaintguard.so $(DESTDIR)$(LIBDIR)/libtaintguard.a \
+		$(DESTDIR)$(INCLUDEDIR)/taintguard.h $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc \
+		$(DESTDIR)$(DATADIR)/taintguard/default.yaml $(DESTDIR)$(BASHCOMPDIR)/taintguard \
+		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard man/*.1)) \
+		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard man/*.5)) \
+		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard man/*.8))
+	[ -z "$(RPM_PLUGINDIR)" ] || rm -f $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so \
+		$(DESTDIR)$(RPM_MACRODIR)/macros.transaction_taintguard
+	-rmdir $(DESTDIR)$(DATADIR)/taintguard 2>/dev/null
 
 clean:
 	rm -rf build build-san build-fuzz tests/modules/out
 
-.PHONY: fuzz all unit check check-unit check-kernel deps clean install example
+.PHONY: fuzz all unit check check-unit check-kernel deps clean install uninstall example

@@ -45,6 +45,12 @@ int main(int argc, char **argv)
 		printf("taintguard %s\n", TG_VERSION_STRING);
 		return 0;
 	}
+	/* every command answers --version the same way */
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--version")) {
+			printf("taintguard %s\n", TG_VERSION_STRING);
+			return 0;
+		}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -1,0 +1,45 @@
+# bash completion for taintguard(1)                         -*- shell-script -*-
+_taintguard()
+{
+	local cur prev words cword
+	_init_completion || return
+	local cmds="check audit status policy"
+	if [[ $cword -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
+		return
+	fi
+	case $prev in
+	--kernel | -k)
+		COMPREPLY=($(compgen -W "$(ls /lib/modules 2>/dev/null)" -- "$cur"))
+		return ;;
+	--format | -f)
+		COMPREPLY=($(compgen -W "text json junit sarif" -- "$cur"))
+		return ;;
+	--root | -r | --dbpath)
+		_filedir -d
+		return ;;
+	--symvers | -s | --policy | -p | --config | -c)
+		_filedir
+		return ;;
+	--jobs | -j | --max-module-size | -M)
+		return ;;
+	esac
+	local opts
+	case ${words[1]} in
+	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --verbose --help" ;;
+	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --jobs --max-module-size --quiet --verbose --help" ;;
+	status) opts="--root --dbpath --format --help" ;;
+	policy)
+		if [[ $cword -eq 2 ]]; then
+			COMPREPLY=($(compgen -W "check show sync" -- "$cur"))
+			return
+		fi
+		opts="--kernel-source --write --policy --help" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		_filedir '@(ko|xz|zst|gz|rpm|yaml|yml)'
+	fi
+} &&
+	complete -F _taintguard taintguard
