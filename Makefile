@@ -209,7 +209,13 @@ uninstall:
 		$(DESTDIR)$(RPM_MACRODIR)/macros.transaction_taintguard
 	-rmdir $(DESTDIR)$(DATADIR)/taintguard 2>/dev/null
 
+# Source tarball of the tracked files (as in the working tree), for taintguard.spec.
+VERSION = $(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)
+dist:
+	git ls-files | tar --transform 's|^|taintguard-$(VERSION)/|' -czf taintguard-$(VERSION).tar.gz -T -
+	@echo taintguard-$(VERSION).tar.gz
+
 clean:
 	rm -rf build build-san build-fuzz tests/modules/out
 
-.PHONY: fuzz all unit check check-unit check-kernel deps clean install uninstall example
+.PHONY: dist fuzz all unit check check-unit check-kernel deps clean install uninstall example

@@ -111,7 +111,7 @@ install_files() {
 		chmod 755 "$DESTDIR$KHOOK"
 		say "installed $KHOOK"
 	fi
-	if [ -e /usr/lib/kernel/install.d/40-dkms.install ]; then
+	if [ -n "$DESTDIR" ] || [ -e /usr/lib/kernel/install.d/40-dkms.install ]; then
 		install -d "$DESTDIR$SYSCONFDIR/kernel/install.d"
 		sed -e "s|@HOOK@|$HOOK|g" "$here/kernel-install.in" > "$DESTDIR$KINSTALL"
 		chmod 755 "$DESTDIR$KINSTALL"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms kernel sanitize
+# Suites: unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms package kernel sanitize
 # (default: all).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms kernel sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind audit rpm dkms package kernel sanitize"
 SUITES=${*:-$ALL}
 total_pass=0
 total_fail=0
@@ -63,6 +63,7 @@ for s in $SUITES; do
 	audit) run_suite audit tests/audit/run.sh ;;
 	rpm) run_suite rpm tests/rpm/run.sh ;;
 	dkms) run_suite dkms tests/dkms/run.sh ;;
+	package) run_suite package tests/package/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
 	sanitize)
 		# The same unit and module suites, rebuilt with ASan+UBSan.
