@@ -74,5 +74,6 @@ int cmd_check(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_policy_sync(int argc, char **argv, const struct tg_limits *lim);
 
 #endif

@@ -8,10 +8,13 @@
 static void policy_usage(FILE *out)
 {
 	fputs("Usage: taintguard policy check [FILE...]\n"
-	      "       taintguard policy show [FILE]\n\n"
+	      "       taintguard policy show [FILE]\n"
+	      "       taintguard policy sync --kernel-source DIR [--policy FILE] [--write]\n\n"
 	      "check  validate policy files (default: the installed policy); errors are\n"
 	      "       reported as FILE:LINE:COLUMN: message\n"
-	      "show   print the effective policy (the installed one unless FILE is given)\n\n"
+	      "show   print the effective policy (the installed one unless FILE is given)\n"
+	      "sync   compare the policy's forced-taint names and license strings with a\n"
+	      "       kernel source tree; --write updates the policy (see taintguard(1))\n\n"
 	      "Exit codes: 0 valid, 3 invalid or unreadable.\n", out);
 }
 
@@ -72,6 +75,8 @@ int cmd_policy(int argc, char **argv)
 		return policy_check(argc - 2, argv + 2, &lim);
 	if (!strcmp(argv[1], "show"))
 		return policy_show(argc - 2, argv + 2, &lim);
+	if (!strcmp(argv[1], "sync"))
+		return cmd_policy_sync(argc - 1, argv + 1, &lim);
 	cli_error("unknown policy command '%s'", argv[1]);
 	policy_usage(stderr);
 	return TG_EXIT_ERROR;

@@ -1136,6 +1136,39 @@ const struct tg_forced_taint *tg_policy_forced_taint(const struct tg_policy *p,
 	return NULL;
 }
 
+size_t tg_policy_forced_taint_list(const struct tg_policy *p, unsigned kversion,
+				   const struct tg_forced_taint **out, size_t max)
+{
+	size_t n = 0;
+
+	p = or_builtin(p);
+	for (size_t i = 0; p && i < p->n_ft; i++)
+		if (tg_version_in_range(kversion, p->ft[i].kernels)) {
+			if (n < max)
+				out[n] = &p->ft[i].pub;
+			n++;
+		}
+	return n;
+}
+
+size_t tg_policy_license_list(const struct tg_policy *p, unsigned kversion,
+			      const char **out, size_t max)
+{
+	size_t n = 0;
+
+	p = or_builtin(p);
+	for (size_t i = 0; p && i < p->n_lic; i++) {
+		if (!tg_version_in_range(kversion, p->lic[i].kernels))
+			continue;
+		for (size_t j = 0; j < p->lic[i].strings.n; j++) {
+			if (n < max)
+				out[n] = p->lic[i].strings.v[j];
+			n++;
+		}
+	}
+	return n;
+}
+
 size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **keys)
 {
 	p = or_builtin(p);

@@ -336,6 +336,36 @@ const char *tg_policy_source(const struct tg_policy *p);
 /* Where the default policy is installed. */
 const char *tg_policy_default_path(void);
 
+/*
+ * Enumerate the policy's mirror of the kernel for @kversion: forced-taint
+ * entries (advisory ones excluded) and GPL-compatible license strings.
+ * Return the count; fill at most @max.
+ */
+size_t tg_policy_forced_taint_list(const struct tg_policy *p, unsigned kversion,
+				   const struct tg_forced_taint **out, size_t max);
+size_t tg_policy_license_list(const struct tg_policy *p, unsigned kversion,
+			      const char **out, size_t max);
+
+/* ------------------------------------------------- kernel source (policy sync) */
+
+struct tg_kernel_source_taint {
+	char *name;
+	bool module_scope;	/* add_taint_module(): the module loses GPL-only symbols */
+	char *reason;		/* the kernel's comment, NULL if none */
+};
+
+/* The loader's policy as written in a kernel source tree. */
+struct tg_kernel_source {
+	unsigned version;		/* from the top Makefile, 0 unknown */
+	char *loader_file;		/* "kernel/module/main.c" or "kernel/module.c" */
+	struct tg_kernel_source_taint *forced;
+	size_t n_forced;
+	char **licenses;		/* include/linux/license.h, in its order */
+	size_t n_licenses;
+};
+int tg_kernel_source_read(const char *dir, struct tg_kernel_source **out, struct tg_error *err);
+void tg_kernel_source_free(struct tg_kernel_source *ks);
+
 /* --------------------------------------------------------------- verdict */
 
 /* Taint bits as in include/linux/panic.h. */
