@@ -98,6 +98,26 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 	return r;
 }
 
+void installed_context(const char *dir, const struct strv *files, struct strv *ctx)
+{
+	struct strv inst = { 0 };
+
+	collect_modules(&inst, dir, true);
+	for (size_t i = 0; i < inst.n; i++) {
+		char a[128], b[128];
+		bool same = false;
+
+		module_stem(inst.v[i], a, sizeof(a));
+		for (size_t t = 0; t < files->n && !same; t++) {
+			module_stem(files->v[t], b, sizeof(b));
+			same = !strcmp(a, b);
+		}
+		if (!same)
+			strv_push(ctx, inst.v[i]);
+	}
+	strv_free(&inst);
+}
+
 int collect_modules(struct strv *out, const char *dir, bool recursive)
 {
 	size_t first = out->n;

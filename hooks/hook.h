@@ -105,6 +105,12 @@ int collect_modules(struct strv *out, const char *dir, bool recursive);
 bool is_module_file(const char *name);
 /* "lve.ko.xz" -> "lve" in @buf. */
 void module_stem(const char *path, char *buf, size_t len);
+/*
+ * Modules already installed under @dir (updates/dkms of the kernel) that are
+ * not one of @files (same stem): judged alongside them, as the kernel would
+ * find them at load time.  Appended to @ctx.
+ */
+void installed_context(const char *dir, const struct strv *files, struct strv *ctx);
 
 /* ------------------------------------------------------------ judging */
 

@@ -95,7 +95,7 @@ int mode_preinstall(int argc, char **argv)
 {
 	char src[PATH_MAX], mv[PATH_MAX], tree[PATH_MAX], dir[PATH_MAX], pkg[600], out[1024];
 	char retry[1024], nbuf[128], rule[PATH_MAX];
-	struct strv files = { 0 }, ctx_files = { 0 }, inst = { 0 };
+	struct strv files = { 0 }, ctx_files = { 0 };
 	struct target *targets = NULL;
 	struct judgement j = { 0 };
 	struct settings s;
@@ -139,19 +139,7 @@ int mode_preinstall(int argc, char **argv)
 		targets[i].package = pkg;
 	}
 	bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, c.kernelver);
-	collect_modules(&inst, dir, true);
-	for (size_t i = 0; i < inst.n; i++) {
-		char a[128], b[128];
-		bool same = false;
-
-		module_stem(inst.v[i], a, sizeof(a));
-		for (size_t t = 0; t < files.n && !same; t++) {
-			module_stem(files.v[t], b, sizeof(b));
-			same = !strcmp(a, b);
-		}
-		if (!same)
-			strv_push(&ctx_files, inst.v[i]);
-	}
+	installed_context(dir, &files, &ctx_files);
 	if (judge(&s, c.kernelver, targets, files.n, &ctx_files, &j) < 0) {
 		msg("pre-install: could not judge the modules of %s; refusing", pkg);
 		rc = 1;
@@ -215,7 +203,6 @@ own:
 	judgement_free(&j);
 	free(targets);
 	strv_free(&files);
-	strv_free(&inst);
 	strv_free(&ctx_files);
 	if (argc > 1)
 		return exec_chained(src, argc - 1, argv + 1);
@@ -224,7 +211,6 @@ out:
 	judgement_free(&j);
 	free(targets);
 	strv_free(&files);
-	strv_free(&inst);
 	strv_free(&ctx_files);
 	return rc;
 }

@@ -218,23 +218,9 @@ int mode_sign(int argc, char **argv)
 	}
 	if (k) {
 		char dir[PATH_MAX];
-		struct strv inst = { 0 };
 
 		bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, k);
-		collect_modules(&inst, dir, true);
-		for (size_t i = 0; i < inst.n; i++) {
-			char a[128], b[128];
-			bool same = false;
-
-			module_stem(inst.v[i], a, sizeof(a));
-			for (size_t t = 0; t < files.n && !same; t++) {
-				module_stem(files.v[t], b, sizeof(b));
-				same = !strcmp(a, b);
-			}
-			if (!same)
-				strv_push(&ctx_files, inst.v[i]);
-		}
-		strv_free(&inst);
+		installed_context(dir, &files, &ctx_files);
 	}
 	if (judge(&s, k, targets, files.n, &ctx_files, &j) < 0 || j.n <= self) {
 		msg("could not judge %s; leaving it to the install-time checks", module);

@@ -9,6 +9,7 @@
  * little memory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -379,18 +380,13 @@ int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
 int tg_module_open_path(const char *path, const struct tg_limits *lim,
 			struct tg_module **out, struct tg_error *err)
 {
-	struct tg_limits def;
-	void *buf = NULL;
-	size_t len = 0;
-	int r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
 	*out = NULL;
-	lim = limits_or_default(lim, &def);
-	r = tg_read_path(path, lim->max_input_size, &buf, &len, err);
-	if (r < 0)
-		return r;
-	r = tg_module_open_mem(buf, len, path, lim, out, err);
-	free(buf);
+	if (fd < 0)
+		return tg_fail(err, -errno, "%s: %s", path, strerror(errno));
+	r = tg_module_open_fd(fd, path, lim, out, err);
+	close(fd);
 	return r;
 }
 
