@@ -43,12 +43,16 @@ suite_unit() {
 		if "$t"; then pass=$((pass + 1)); echo "ok - $(basename "$t")"
 		else fail=$((fail + 1)); echo "not ok - $(basename "$t")"; fi
 	done
+	# No binaries at all is a broken build, not a pass.
+	if [ $((pass + fail)) -eq 0 ]; then echo "not ok - no unit test binaries in $B/tests"; fail=1; fi
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }
 
 suite_build_san() {
-	if make -s SANITIZE=1 all unit; then echo "ok - ASan+UBSan build"; echo "1 passed, 0 failed"
+	# B is exported by this script; name the sanitizer build directory
+	# explicitly or make would put ASan objects into the normal build.
+	if make -s SANITIZE=1 B=build-san all unit; then echo "ok - ASan+UBSan build"; echo "1 passed, 0 failed"
 	else echo "not ok - ASan+UBSan build"; echo "0 passed, 1 failed"; return 1; fi
 }
 
