@@ -115,7 +115,11 @@ exit:
 		close(fd);
 	if (r < 0) {
 		(void)unlink(tmp);
-		rpmlog(RPMLOG_WARNING, "taintguard: cannot write %s: %s\n", path, strerror(-r));
+		/* The package is on disk by now; failing would not undo that. */
+		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record %s: %s; "
+		       "'taintguard status' will not list this package, "
+		       "'taintguard audit --installed' still finds it\n", pkg->nevra, path,
+		       strerror(-r));
 	} else {
 		rpmlog(RPMLOG_DEBUG, "taintguard: recorded %s\n", path);
 	}

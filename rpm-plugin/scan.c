@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmarchive.h>
@@ -206,6 +207,40 @@ static void mod_error(struct tgp_pkg *pkg, const char *path, const char *msg)
 	tgp_mod_add(&pkg->mods, &pkg->n_mods, path, NULL, msg);
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Per-package limits: a package with more module files than
+ * %_taintguard_max_modules, or whose payload takes longer than
+ * %_taintguard_max_seconds to read, gets an error entry (judged by the
+ * policy's "unreadable" rule) and the rest of its payload is not read.
+ */
+static bool over_limit(struct tgp_state *st, struct tgp_pkg *pkg, size_t nmods, double t0)
+{
+	char lim[32], *e;
+
+	if (nmods > st->max_modules) {
+		snprintf(lim, sizeof(lim), "%zu", st->max_modules);
+		e = rstrscat(NULL, "more than ", lim, " kernel module files (limit "
+			     "%_taintguard_max_modules); the rest was not checked", NULL);
+	} else if (now_seconds() - t0 > (double)st->max_seconds) {
+		snprintf(lim, sizeof(lim), "%u", st->max_seconds);
+		e = rstrscat(NULL, "reading the payload took longer than ", lim, " s (limit "
+			     "%_taintguard_max_seconds); the rest was not checked", NULL);
+	} else {
+		return false;
+	}
+	mod_error(pkg, "(package)", e);
+	free(e);
+	return true;
+}
+
 /* Read @pkg's payload from @fd (positioned at the lead). */
 static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD_t fd)
 {
@@ -215,6 +250,8 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 	rpmfiles files = NULL;
 	rpmfi fi = NULL;
 	char *mode = NULL, *msg = NULL;
+	size_t nmods = 0;
+	double t0 = now_seconds();
 	int rc;
 
 	(void)Fseek(fd, 0, SEEK_SET);	/* fails harmlessly on a pipe */
@@ -252,6 +289,11 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		if (!tgp_candidate(path) && !rel)
 			continue;
 		free(rel);
+		if (over_limit(st, pkg, nmods + tgp_candidate(path), t0)) {
+			rc = RPMERR_ITER_END;	/* stopped on purpose; the error entry decides */
+			break;
+		}
+		nmods += tgp_candidate(path);
 		if (!tgp_candidate(path)) {	/* only a Module.symvers: never a finding */
 			if (read_member(fi, st->lim.max_symvers_size, &buf, &len, &msg) < 0) {
 				rpmlog(RPMLOG_WARNING, "taintguard: %s: %s: %s\n", pkg->nevra,

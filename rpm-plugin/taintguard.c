@@ -48,8 +48,28 @@ static char *macro(const char *name)
 	return v;
 }
 
+/* A positive count from macro @name into *@val; a bad value keeps the default. */
+static void read_count(const char *name, unsigned long long maxval, unsigned long long *val)
+{
+	char *v = macro(name), *end;
+	unsigned long long n;
+
+	if (!v)
+		return;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (end == v || *end || errno || n == 0 || n > maxval)
+		rpmlog(RPMLOG_ERR, "taintguard: %%%s '%s' is not a count between 1 and %llu; "
+		       "using %llu\n", name, v, maxval, *val);
+	else
+		*val = n;
+	free(v);
+}
+
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
+	unsigned long long maxmods = 4096, maxsecs = 300;
+
 	char *mode = macro("_taintguard_mode");
 	char *size = macro("_taintguard_max_module_size");
 	const char *opts = rpmPluginOpts(plugin);
@@ -83,6 +103,11 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 		else
 			st->lim.max_module_size = st->lim.max_input_size = v * mul;
 	}
+	/* Bound one hostile package's cost: a refusal, never a hung transaction. */
+	read_count("_taintguard_max_modules", 1000000, &maxmods);
+	read_count("_taintguard_max_seconds", 86400, &maxsecs);
+	st->max_modules = (size_t)maxmods;
+	st->max_seconds = (unsigned)maxsecs;
 	st->statedir = macro("_taintguard_statedir");
 	if (!st->statedir)
 		st->statedir = strdup(TG_LOCALSTATEDIR);
@@ -261,7 +286,9 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 		return RPMRC_OK;
 	pkg->bs_seen++;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	if (pkg->bs_seen > st->max_modules)
+		error = strdup("more kernel module files than %_taintguard_max_modules");
+	else if (fd < 0)
 		error = rstrscat(NULL, "cannot reopen the unpacked file: ", strerror(errno), NULL);
 	else if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size > st->lim.max_input_size)
 		error = strdup("cannot read the unpacked file (larger than "

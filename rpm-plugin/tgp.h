@@ -54,6 +54,8 @@ struct tgp_symvers {
 struct tgp_state {
 	enum tgp_mode mode;
 	struct tg_limits lim;
+	size_t max_modules;	/* module files per package (%_taintguard_max_modules) */
+	unsigned max_seconds;	/* payload reading per package (%_taintguard_max_seconds) */
 	struct tg_policy *policy;
 	char *policy_path;	/* the file we tried */
 	bool policy_fallback;	/* it failed: built-in policy in use */

@@ -161,6 +161,15 @@ for pl in gzip xz zstd; do
 	MODS=$COMP pkg "tg-$pl-good" 1.0 "$good" --define "_binary_payload $io"
 done
 
+# Hostile and limit cases (issue 7): a module that cannot be decoded, a package
+# with more modules than allowed, a package whose %pre rewrites the policy.
+mkdir -p "$W/bad"
+xz -c "$MODS/gplok.ko" | head -c 3000 >"$W/bad/gplok.ko.xz"
+MODS=$W/bad pkg tg-trunc 1.0 "gplok.ko.xz:$MD/gplok.ko.xz"
+pkg tg-three 1.0 "gplok.ko:$MD/a.ko gplok.ko:$MD/b.ko gplok.ko:$MD/c.ko"
+# (the test root has only dash: copy with builtins)
+pkg tg-swap 1.0 "" --define 'pre_extra while IFS= read -r l; do echo "$l"; done </etc/tg-allow.yaml >/etc/tg-policy.yaml'
+
 # --- 1. a package with the lve module is refused, nothing left behind ------------
 mkroot
 rpmx -ivh "$(P tg-lve)"
@@ -320,7 +329,8 @@ check "--test: nothing installed, no record" \
 
 # --- 10. broken or missing policy: one error, built-in policy (fail closed) ---------
 printf 'taintguard-policy: 1\nrules: [ {name: x, when: {bogus: 1}, action: deny} ]\n' >"$W/broken.yaml"
-for pol in "$W/broken.yaml" "$W/missing.yaml"; do
+mkdir -p "$W/unreadable.yaml"	# a directory: read(2) fails with EISDIR
+for pol in "$W/broken.yaml" "$W/missing.yaml" "$W/unreadable.yaml"; do
 	mkroot
 	rpmx -ivh --define "_taintguard_policy $pol" "$(P tg-lve)" "$(P tg-gplok)" "$(P tg-plain)"
 	n=$(basename "$pol")
@@ -353,6 +363,66 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $(pkg-config --cflags --libs rpm) 2>"$W/c
 	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
 else
 	nok "backstop: cannot build tests/rpm/nofd.c: $(head -n 3 "$W/cc.log")"
+fi
+
+# --- 13. a module that cannot be decoded is refused, never clean --------------------
+mkroot
+rpmx -ivh "$(P tg-trunc)" "$(P tg-plain)"
+# rpm 4.18 counts every element of a transaction with a failure as failed (as in 3.)
+check "truncated .ko.xz: package refused, the other installed (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-trunc && rpm --root '$R' --dbpath /var/lib/rpm -q tg-plain"
+check "truncated .ko.xz: error names package, file and cause" \
+	has "tg-trunc-1.0-1.noarch: $MD/gplok.ko.xz: .*corrupt or truncated xz data"
+check "truncated .ko.xz: nothing of it on disk" test ! -e "$R$MD/gplok.ko.xz"
+
+# --- 14. per-package module limit; bad limit values keep the default ------------------
+mkroot
+rpmx -ivh --define '_taintguard_max_modules 2' "$(P tg-three)" "$(P tg-gplok)"
+check "3 modules, limit 2: refused with the limit named (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-three && grep -q 'more than 2 kernel module files (limit %_taintguard_max_modules)' <<<\"\$0\"" "$OUT"
+check "3 modules, limit 2: a package within the limit installs" installed tg-gplok
+mkroot
+rpmx -ivh --define '_taintguard_max_modules 0' --define '_taintguard_max_seconds x' "$(P tg-three)"
+check "invalid limits: one error each, defaults used, package installs (exit $RC)" \
+	bash -c "test $RC = 0 && grep -q \"_taintguard_max_modules '0' is not a count\" <<<\"\$0\" && grep -q \"_taintguard_max_seconds 'x' is not a count\" <<<\"\$0\"" "$OUT"
+
+# --- 15. the policy is read once: a change during the transaction waits for the next --
+mkroot
+mkdir -p "$R/etc"
+cp "$POLICY" "$R/etc/tg-policy.yaml"
+printf 'taintguard-policy: 1\nexceptions:\n  - module: "lve"\n    action: allow\n    justification: "test: allow lve"\n' >"$R/etc/tg-allow.yaml"
+rpmx -ivh --define "_taintguard_policy $R/etc/tg-policy.yaml" "$(P tg-swap)" "$(P tg-lve)"
+check "policy swapped by a %pre in the transaction: lve still refused (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-swap"
+check "policy swapped: the scriptlet really changed it" cmp "$R/etc/tg-allow.yaml" "$R/etc/tg-policy.yaml"
+rpmx -ivh --define "_taintguard_policy $R/etc/tg-policy.yaml" "$(P tg-lve)"
+check "the next transaction uses the new policy: lve allowed by the exception (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve"
+
+# --- 16. mark records that cannot be written: warning, package installed, erase works --
+# ENOTDIR always; ENOSPC on a full tmpfs where mounting is allowed.
+mkroot
+mkdir -p "$R/var/lib/taintguard"
+echo "not a directory" >"$R/var/lib/taintguard/marks"
+rpmx -ivh "$(P tg-prop)"
+check "records: marks is a file -> warning naming package and record, installed (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'tg-prop-1.0-1.noarch: cannot write the mark record' <<<\"\$0\"" "$OUT"
+rpmx -e tg-prop
+check "records: erase works without a record (exit $RC)" bash -c "test $RC = 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop"
+mkroot
+mkdir -p "$R/var/lib/taintguard"
+if mount -t tmpfs -o size=64k tmpfs "$R/var/lib/taintguard" 2>/dev/null; then
+	mkdir "$R/var/lib/taintguard/marks"
+	dd if=/dev/zero of="$R/var/lib/taintguard/fill" bs=4k 2>/dev/null || true
+	rpmx -ivh "$(P tg-prop)"
+	check "records: ENOSPC -> warning with the cause, package installed (exit $RC)" \
+		bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'cannot write the mark record.*No space left on device' <<<\"\$0\"" "$OUT"
+	check "records: ENOSPC leaves no partial record" test -z "$(ls "$R/var/lib/taintguard/marks")"
+	rpmx -e tg-prop
+	check "records: erase after ENOSPC works (exit $RC)" test "$RC" = 0
+	umount "$R/var/lib/taintguard"
+else
+	echo "# tmpfs mount not permitted here: ENOSPC case not run (ENOTDIR case above ran)"
 fi
 
 finish
