@@ -443,6 +443,25 @@ static bool reportable(const struct audit_module *m)
 	return m->v.error || m->v.action != TG_ACTION_ALLOW;
 }
 
+/* Add @id to the distinct rule ids of the SARIF run; -1 on allocation failure. */
+static int rule_add(struct rule **rules, size_t *n, size_t *cap, const char *id)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (!strcmp((*rules)[k].id, id))
+			return 0;
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct rule *nr = realloc(*rules, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		*rules = nr;
+		*cap = ncap;
+	}
+	(*rules)[(*n)++] = (struct rule){ id, NULL };
+	return 0;
+}
+
 int report_sarif(const struct audit *a, FILE *out)
 {
 	struct rule *rules = NULL;
@@ -450,49 +469,21 @@ int report_sarif(const struct audit *a, FILE *out)
 	bool first = true;
 
 	/* rules: every distinct ruleId, sorted */
-	for (size_t i = 0; i < a->n_pkgs; i++)
-		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++) {
-			const struct audit_module *m = a->pkgs[i]->mods[j];
-			const char *id = result_rule(&m->v);
-			bool seen = false;
-
-			if (!reportable(m))
-				continue;
-			for (size_t k = 0; k < n_rules; k++)
-				seen |= !strcmp(rules[k].id, id);
-			if (seen)
-				continue;
-			if (n_rules == cap) {
-				struct rule *nr = realloc(rules, (cap = cap ? cap * 2 : 8) * sizeof(*nr));
-
-				if (!nr) {
-					free(rules);
-					return -1;
-				}
-				rules = nr;
-			}
-			rules[n_rules++] = (struct rule){ id, NULL };
-		}
 	for (size_t i = 0; i < a->n_pkgs; i++) {
-		bool seen = false;
+		int r = 0;
 
-		if (!audit_pkg_listed(a->pkgs[i]) || !a->pkgs[i]->error)
-			continue;
-		for (size_t k = 0; k < n_rules; k++)
-			seen |= !strcmp(rules[k].id, "read-error");
-		if (seen)
-			break;
-		if (n_rules == cap) {
-			struct rule *nr = realloc(rules, (cap = cap ? cap * 2 : 8) * sizeof(*nr));
+		for (size_t j = 0; j < a->pkgs[i]->n_mods && r == 0; j++) {
+			const struct audit_module *m = a->pkgs[i]->mods[j];
 
-			if (!nr) {
-				free(rules);
-				return -1;
-			}
-			rules = nr;
+			if (reportable(m))
+				r = rule_add(&rules, &n_rules, &cap, result_rule(&m->v));
 		}
-		rules[n_rules++] = (struct rule){ "read-error", NULL };
-		break;
+		if (r == 0 && audit_pkg_listed(a->pkgs[i]) && a->pkgs[i]->error)
+			r = rule_add(&rules, &n_rules, &cap, "read-error");
+		if (r < 0) {
+			free(rules);
+			return -1;
+		}
 	}
 	if (n_rules)
 		qsort(rules, n_rules, sizeof(*rules), cmp_rule);
