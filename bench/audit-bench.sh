@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 TOP=$PWD
 B=${B:-build}
 TG=$TOP/$B/taintguard
-KVER=${KVER:-$(uname -r)}
-[ -d "/lib/modules/$KVER/kernel" ] || KVER=6.1.0-57-amd64
+# the kernel linux-image-amd64 installed (never the host's uname -r)
+KVER=${KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
 SRC=/lib/modules/$KVER/kernel
 JOBS=${JOBS:-2}
 OUT=$TOP/bench/out

@@ -404,6 +404,7 @@ void tg_module_free(struct tg_module *m)
 	for (size_t i = 0; i < m->n_versions; i++)
 		free(m->versions[i].name);
 	free(m->versions);
+	free(m->versions_by_name);
 	for (size_t i = 0; i < m->n_exports; i++) {
 		free(m->exports[i].name);
 		free(m->exports[i].ns);
@@ -431,10 +432,21 @@ bool tg_module_has(const struct tg_module *m, const char *key)
 
 bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc)
 {
-	for (size_t i = 0; m && i < m->n_versions; i++)
-		if (!strcmp(m->versions[i].name, sym)) {
-			*crc = m->versions[i].crc;
-			return true;
-		}
-	return false;
+	size_t lo = 0, hi;
+
+	if (!m || !m->versions_by_name)
+		return false;
+	/* lower bound: the first record with this name, in file order */
+	for (hi = m->n_versions; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(m->versions[m->versions_by_name[mid]].name, sym) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->n_versions || strcmp(m->versions[m->versions_by_name[lo]].name, sym))
+		return false;
+	*crc = m->versions[m->versions_by_name[lo]].crc;
+	return true;
 }

@@ -287,7 +287,35 @@ static int read_extended(struct tg_elf *e, size_t ci, size_t ni)
 	return 0;
 }
 
-int tg_versions_read(struct tg_elf *e)
+/* Sort by name; equal names keep file order, so a lookup finds the first as the kernel does. */
+static int cmp_version(const void *a, const void *b, void *ctx)
+{
+	const struct tg_version *v = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(v[i].name, v[j].name);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * Every import looks up its CRC: a linear search would make big modules
+ * (amdgpu: ~4,000 imports) quadratic.
+ */
+static int index_versions(struct tg_module *m)
+{
+	if (m->n_versions == 0)
+		return 0;
+	m->versions_by_name = malloc(m->n_versions * sizeof(*m->versions_by_name));
+	if (!m->versions_by_name)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_versions; i++)
+		m->versions_by_name[i] = i;
+	qsort_r(m->versions_by_name, m->n_versions, sizeof(*m->versions_by_name), cmp_version,
+		m->versions);
+	return 0;
+}
+
+static int read_versions(struct tg_elf *e)
 {
 	/* find_sec(): a __versions without SHF_ALLOC (modprobe --force-modversion) is absent */
 	size_t basic = tg_elf_find(e, "__versions", true);
@@ -299,4 +327,11 @@ int tg_versions_read(struct tg_elf *e)
 	if (ci)		/* check_version() then uses only the extended table */
 		return read_extended(e, ci, ni);
 	return basic ? read_basic(e, basic) : 0;
+}
+
+int tg_versions_read(struct tg_elf *e)
+{
+	int r = read_versions(e);
+
+	return r < 0 ? r : index_versions(e->m);
 }

@@ -139,8 +139,9 @@ struct tg_module {
 	size_t n_imports;
 
 	enum tg_versions_kind versions_kind;
-	struct tg_version *versions;
+	struct tg_version *versions;	/* file order (the kernel's check_version() order) */
 	size_t n_versions;
+	size_t *versions_by_name;	/* internal: indices sorted by name, then file order */
 
 	struct tg_export *exports;
 	size_t n_exports;
