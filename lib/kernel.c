@@ -390,22 +390,29 @@ static void config_line(struct kconfig *c, const char *line, size_t len)
 	}
 }
 
-static int config_load(const char *path, uint64_t cap, struct kconfig *c, struct tg_error *err)
+static void config_parse(const char *buf, size_t len, struct kconfig *c)
 {
-	char *buf = NULL, *p, *end;
-	size_t len = 0;
-	int r = tg_read_path(path, cap, (void **)&buf, &len, err);
+	const char *p, *end;
 
-	if (r < 0)
-		return r;
 	memset(c, 0, sizeof(*c));
 	for (p = buf, end = buf + len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = (size_t)((nl ? nl : end) - p);
 
 		config_line(c, p, l);
 		p += l + 1;
 	}
+}
+
+static int config_load(const char *path, uint64_t cap, struct kconfig *c, struct tg_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = tg_read_path(path, cap, (void **)&buf, &len, err);
+
+	if (r < 0)
+		return r;
+	config_parse(buf, len, c);
 	free(buf);
 	return 0;
 }
@@ -775,6 +782,15 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 	int r;
 
 	*have = false;
+	if (o->config_data) {
+		if ((uint64_t)o->config_len > lim->max_input_size)
+			return tg_fail(err, -EFBIG, "%s: larger than the input size limit",
+				       o->config_label ? o->config_label : ".config");
+		config_parse(o->config_data, o->config_len, c);
+		k->config_path = strdup(o->config_label ? o->config_label : "<.config in memory>");
+		*have = true;
+		return k->config_path ? 0 : tg_fail(err, -ENOMEM, "out of memory");
+	}
 	if (o->config_path) {
 		r = config_load(o->config_path, lim->max_input_size, c, err);
 		if (r < 0)

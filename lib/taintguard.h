@@ -257,6 +257,13 @@ struct tg_kernel_opts {
 	const char *symvers_path;	/* explicit Module.symvers, overrides the search */
 	const char *config_path;	/* explicit kernel .config */
 	const struct tg_limits *limits;
+	/*
+	 * A kernel .config in memory (e.g. from a kernel-devel package being
+	 * installed), used instead of searching; config_label names it.
+	 */
+	const void *config_data;
+	size_t config_len;
+	const char *config_label;
 };
 
 /*

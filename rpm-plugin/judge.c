@@ -101,6 +101,14 @@ void tgp_reset(struct tgp_state *st)
 	free(st->symvers);
 	st->symvers = NULL;
 	st->n_symvers = 0;
+	for (size_t i = 0; i < st->n_configs; i++) {
+		free(st->configs[i].release);
+		free(st->configs[i].label);
+		free(st->configs[i].data);
+	}
+	free(st->configs);
+	st->configs = NULL;
+	st->n_configs = 0;
 	free(st->root);
 	st->root = NULL;
 	free(st->rootpfx);
@@ -123,11 +131,18 @@ struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release)
 	/* psm/fsm hooks run chrooted: the target root is "/" there. */
 	struct tg_kernel_opts o = { .root = st->chrooted || !st->root ? "/" : st->root,
 				    .release = release, .limits = &st->lim };
+
+	/* A kernel-devel/kernel-core of this transaction knows better. */
+	for (size_t i = 0; i < st->n_configs; i++)
+		if (strcmp(st->configs[i].release, release) == 0) {
+			o.config_data = st->configs[i].data;
+			o.config_len = st->configs[i].len;
+			o.config_label = st->configs[i].label;
+		}
 	if (tg_kernel_load(&o, &k, &err) < 0) {
 		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err.msg);
 		k = NULL;
 	}
-	/* A kernel-devel/kernel-core of this transaction knows better. */
 	for (size_t i = 0; k && i < st->n_symvers; i++) {
 		struct tgp_symvers *s = &st->symvers[i];
 		if (s->sv && strcmp(s->release, release) == 0) {

@@ -87,6 +87,57 @@ char *tgp_symvers_release(const char *p)
 	return rel;
 }
 
+/*
+ * The kernel .config that kernel-devel (/usr/src/kernels/R/.config),
+ * linux-headers (/usr/src/linux-headers-R/.config), kernel-core
+ * (/lib/modules/R/config) or a kernel image package (/boot/config-R) carries.
+ */
+char *tgp_config_release(const char *p)
+{
+	static const struct { const char *pre, *suf; } places[] = {
+		{ "/boot/config-", "" },
+		{ "/usr/src/kernels/", "/.config" },
+		{ "/usr/src/linux-headers-", "/.config" },
+		{ "/lib/modules/", "/config" },
+		{ "/usr/lib/modules/", "/config" },
+	};
+
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		size_t a = strlen(places[i].pre), b = strlen(places[i].suf), n = strlen(p);
+		char *rel;
+
+		if (n <= a + b || strncmp(p, places[i].pre, a) || strcmp(p + n - b, places[i].suf))
+			continue;
+		rel = strndup(p + a, n - a - b);
+		if (rel && !strchr(rel, '/') && tg_kernel_version_parse(rel) != 0)
+			return rel;
+		free(rel);
+	}
+	return NULL;
+}
+
+/* Keep a transaction's kernel .config (takes @buf); the first one per release wins. */
+static void add_config(struct tgp_state *st, const char *nevra, const char *path, char *rel,
+		       void *buf, size_t len)
+{
+	struct tgp_config *n;
+
+	for (size_t i = 0; i < st->n_configs; i++)
+		if (strcmp(st->configs[i].release, rel) == 0)
+			goto drop;
+	n = realloc(st->configs, (st->n_configs + 1) * sizeof(*n));
+	if (!n)
+		goto drop;
+	st->configs = n;
+	n[st->n_configs++] = (struct tgp_config){ .release = rel, .data = buf, .len = len,
+		.label = rstrscat(NULL, nevra, ":", path, NULL) };
+	rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s .config from %s:%s\n", rel, nevra, path);
+	return;
+drop:
+	free(rel);
+	free(buf);
+}
+
 static bool is_elf(const void *buf, size_t len)
 {
 	return len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
@@ -285,6 +336,19 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 
 		if (!S_ISREG(rpmfiFMode(fi)) || !rpmfiArchiveHasContent(fi))
 			continue;
+		rel = tgp_config_release(path);
+		if (rel) {	/* a kernel .config: never a finding */
+			if (read_member(fi, st->lim.max_input_size, &buf, &len, &msg) < 0) {
+				rpmlog(RPMLOG_WARNING, "taintguard: %s: %s: %s\n", pkg->nevra,
+				       path, msg);
+				free(msg);
+				msg = NULL;
+				free(rel);
+				continue;
+			}
+			add_config(st, pkg->nevra, path, rel, buf, len);
+			continue;
+		}
 		rel = tgp_symvers_release(path);
 		if (!tgp_candidate(path) && !rel)
 			continue;
@@ -335,7 +399,10 @@ exit:
 	free(mode);
 }
 
-/* How many candidate files the fsm will hand to fsm_file_prepare. */
+/*
+ * How many candidate files the fsm will hand to fsm_file_prepare; *symvers:
+ * the package carries a Module.symvers or .config (a kernel being installed).
+ */
 static size_t count_candidates(rpmfiles files, bool *symvers)
 {
 	size_t n = 0;
@@ -350,8 +417,10 @@ static size_t count_candidates(rpmfiles files, bool *symvers)
 		if (!fn)
 			continue;
 		rel = tgp_symvers_release(fn);
+		if (!rel)
+			rel = tgp_config_release(fn);
 		if (rel)
-			*symvers = true;
+			*symvers = true;	/* facts about a kernel: read them */
 		if (tgp_candidate(fn) && S_ISREG(rpmfilesFMode(files, i)) &&
 		    !(rpmfilesFFlags(files, i) & RPMFILE_GHOST)) {
 			nl = rpmfilesFLinks(files, i, &links);

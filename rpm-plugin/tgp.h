@@ -51,6 +51,14 @@ struct tgp_symvers {
 	struct tg_symvers *sv;	/* owned until handed to a tg_kernel */
 };
 
+/* A kernel .config found in the payload of a package of this transaction. */
+struct tgp_config {
+	char *release;
+	char *label;
+	char *data;
+	size_t len;
+};
+
 struct tgp_state {
 	enum tgp_mode mode;
 	struct tg_limits lim;
@@ -72,6 +80,8 @@ struct tgp_state {
 	size_t n_kernels;
 	struct tgp_symvers *symvers;
 	size_t n_symvers;
+	struct tgp_config *configs;
+	size_t n_configs;
 };
 
 /* scan.c: which files may be modules, reading them */
@@ -80,6 +90,8 @@ bool tgp_in_moddir(const char *path);
 bool tgp_candidate(const char *path);
 /* Release a Module.symvers/symvers.gz path belongs to (malloc'ed), else NULL. */
 char *tgp_symvers_release(const char *path);
+/* Release a kernel .config path belongs to (malloc'ed), else NULL. */
+char *tgp_config_release(const char *path);
 /*
  * 1: a kernel module (*m set); 0: not a module (text, vdso, ...);
  * -1: looks like a module but cannot be read (*error set, malloc'ed).

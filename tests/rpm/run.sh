@@ -136,6 +136,7 @@ pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
 mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
 MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
+MODS=$KBUILD pkg tg-kdevfull 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers .config:/usr/src/kernels/$K/.config"
 # Really compressed modules (kbuild's ways), so each decompressor is exercised.
 COMP=$W/comp
 mkdir -p "$COMP"
@@ -318,6 +319,16 @@ check "kernel-devel in the transaction: both install (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok tg-kdevel"
 check "kernel-devel in the transaction: its Module.symvers is used" \
 	bash -c "! grep -q 'no symbol table' <<<\"\$0\" && grep -q 'gplok.ko: module gplok marked: .*vermagic is unknown' <<<\"\$0\"" "$OUT"
+# A kernel-devel with its .config as well (as Fedora's and Debian's carry it):
+# vermagic and the kernel's settings come from it, and gplok is judged as
+# against the installed kernel: allowed.
+mkroot nokernel
+rpmx -ivh "$(P tg-gplok)" "$(P tg-kdevfull)"
+check "kernel-devel with .config in the transaction: both install, gplok not flagged (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok tg-kdevfull && ! grep -q 'taintguard' <<<\"\$0\"" "$OUT"
+rpmx -ivh --test -vv "$(P tg-gplok)" "$(P tg-kdevfull)"
+check "kernel-devel with .config: its .config is the one used" \
+	has "kernel $K .config from tg-kdevfull-1.0-1.noarch:/usr/src/kernels/$K/.config"
 
 # --- 9. --test reports and changes nothing -----------------------------------------
 mkroot

@@ -597,6 +597,41 @@ static void test_load_symvers_fallback(void **state)
 	remove_root(root);
 }
 
+/* A .config in memory (a kernel-devel being installed) beats the one on disk. */
+static void test_load_config_mem(void **state)
+{
+	static const char cfg[] = "CONFIG_X86_64=y\nCONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\n"
+				  "CONFIG_MODVERSIONS=y\nCONFIG_MODULE_SIG=y\n";
+	char *root = make_root();
+	struct tg_kernel_opts o = { 0 };
+	struct tg_kernel *k = NULL;
+	struct tg_error err = { 0 };
+	struct tg_limits lim;
+
+	(void)state;
+	put_text(root, "/boot/config-9.9.9", "CONFIG_S390=y\n");
+	o.root = root;
+	o.release = "9.9.9";
+	o.config_data = cfg;
+	o.config_len = sizeof(cfg) - 1;
+	o.config_label = "kernel-devel-9.9.9:/usr/src/kernels/9.9.9/.config";
+	assert_int_equal(tg_kernel_load(&o, &k, &err), 0);
+	assert_string_equal(k->config_path, o.config_label);
+	assert_int_equal(k->modversions, TG_YES);
+	assert_int_equal(k->module_sig, TG_YES);
+	assert_string_equal(k->vermagic, "9.9.9 SMP mod_unload modversions ");
+	assert_string_equal(k->vermagic_source, o.config_label);
+	tg_kernel_free(k);
+
+	/* the size cap applies as to a file */
+	tg_limits_default(&lim);
+	lim.max_input_size = 8;
+	o.limits = &lim;
+	expect_load_error(&o, -EFBIG, "kernel-devel-9.9.9:/usr/src/kernels/9.9.9/.config: larger "
+			  "than the input size limit");
+	remove_root(root);
+}
+
 static void test_load_explicit(void **state)
 {
 	char *root = make_root(), *sv, *cfg;
@@ -732,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_config_search_order),
 		cmocka_unit_test(test_load_nothing),
 		cmocka_unit_test(test_load_symvers_fallback),
+		cmocka_unit_test(test_load_config_mem),
 		cmocka_unit_test(test_load_explicit),
 		cmocka_unit_test(test_load_bad_opts),
 		cmocka_unit_test(test_load_intree_copy),
