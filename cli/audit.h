@@ -37,6 +37,7 @@ struct sv_file {
 	struct audit_pkg *pkg;	/* the carrying package */
 	void *data;		/* payload bytes once read, else NULL */
 	size_t len;
+	bool config;		/* a kernel .config, not an export table */
 };
 
 enum sig_status {
@@ -54,6 +55,7 @@ struct target {			/* one kernel a package was judged against */
 	const char *release;
 	const char *symvers;	/* label of the export table, NULL none */
 	enum sv_source source;
+	const char *config;	/* the kernel .config used, NULL none */
 };
 
 struct audit_pkg {
@@ -125,7 +127,10 @@ void rpm_read_package(void *ts, const struct audit *a, struct audit_pkg *p,
 /* --installed: packages owning modules, with their module paths. */
 int rpm_scan_installed(struct audit *a);
 
-/* Classify a packaged path: 1 module, 2 symvers (release/prio set), 0 other. */
+/*
+ * Classify a packaged path: 1 module, 2 symvers, 3 kernel .config (2 and 3:
+ * release and prio set; configs sort after every symvers), 0 other.
+ */
 int classify_path(const char *path, char *release, size_t rlen, int *prio);
 
 /* ------------------------------------------------------ pkg_repo.c */

@@ -18,7 +18,9 @@
  *       "signature": {"status": ok|nokey|nottrusted|unsigned|bad|installed|unknown,
  *                     "info": "RSA/SHA256, DATE, Key ID ..."|null},
  *       "targets": [{"kernel": KVER|null, "symvers": LABEL|null,
- *                    "symvers_source": package|host|option|null}],
+ *                    "symvers_source": package|host|option|null,
+ *                    "config": the kernel .config used ("NEVRA:/path" from
+ *                              the set, a host path) or null}],
  *       "modules": [ the per-module object of `check --format json`, plus
  *                    "package", "nevra", "license_tag", "owned", "link_target" ]}],
  *    "summary": {"packages", "modules", "deny", "mark", "allow", "error",
@@ -252,6 +254,8 @@ int report_json(const struct audit *a, FILE *out)
 			jstr(out, p->targets[k].symvers);
 			fputs(", \"symvers_source\": ", out);
 			jstr(out, source_name(p->targets[k].source));
+			fputs(", \"config\": ", out);
+			jstr(out, p->targets[k].config);
 			fputc('}', out);
 		}
 		fputs("],\n   \"modules\": [", out);

@@ -146,7 +146,8 @@ int audit_sv_add(struct audit *a, const char *release, int prio, const char *pat
 		a->sv = nv;
 		a->cap_sv = nc;
 	}
-	a->sv[a->n_sv] = (struct sv_file){ strdup(release), prio, strdup(path), pkg, NULL, 0 };
+	a->sv[a->n_sv] = (struct sv_file){ strdup(release), prio, strdup(path), pkg, NULL, 0,
+					   prio >= 100 };
 	a->n_sv++;
 out:
 	pthread_mutex_unlock(&model_lock);
@@ -679,6 +680,7 @@ struct kslot {
 	char *release;		/* NULL = unknown */
 	struct tg_kernel *k;
 	char *label;		/* symvers label for reports */
+	char *config_label;	/* the set's .config used, if any */
 	enum sv_source source;
 };
 
@@ -722,7 +724,7 @@ static bool release_needed(struct audit *a, const char *rel)
 static bool release_has_data(struct audit *a, const char *rel)
 {
 	for (size_t i = 0; i < a->n_sv; i++)
-		if (!strcmp(a->sv[i].release, rel) && a->sv[i].data)
+		if (!strcmp(a->sv[i].release, rel) && a->sv[i].data && !a->sv[i].config)
 			return true;
 	return false;
 }
@@ -755,13 +757,25 @@ static struct kslot *kernel_for(struct audit *a, struct kernels *ks, const char 
 	ko.limits = &a->o.limits;
 
 	if (rel) {
+		/* The set's own .config (kernel-devel, kernel-core) beats the host's. */
+		for (size_t i = 0; i < a->n_sv && !ko.config_data && !ko.config_path; i++) {
+			struct sv_file *f = &a->sv[i];
+
+			if (f->config && f->data && !strcmp(f->release, rel)) {
+				s->config_label = xasprintf("%s:%s", f->pkg && f->pkg->nevra ?
+							    f->pkg->nevra : "?", f->path);
+				ko.config_data = f->data;
+				ko.config_len = f->len;
+				ko.config_label = s->config_label;
+			}
+		}
 		/* 1. the audited set (sv is sorted: best candidate first) */
 		for (size_t i = 0; i < a->n_sv; i++) {
 			struct sv_file *f = &a->sv[i];
 			struct tg_symvers *sv = NULL;
 			char *label;
 
-			if (strcmp(f->release, rel) || !f->data)
+			if (strcmp(f->release, rel) || !f->data || f->config)
 				continue;
 			label = xasprintf("%s:%s", f->pkg && f->pkg->nevra ? f->pkg->nevra : "?", f->path);
 			if (tg_symvers_load_mem(f->data, f->len, label ? label : f->path, &a->o.limits,
@@ -814,6 +828,7 @@ static void kernels_free(struct kernels *ks)
 	for (size_t i = 0; i < ks->n; i++) {
 		free(ks->v[i].release);
 		free(ks->v[i].label);
+		free(ks->v[i].config_label);
 		tg_kernel_free(ks->v[i].k);
 	}
 	free(ks->v);
@@ -857,7 +872,8 @@ static void add_target(struct audit_pkg *p, const struct kslot *s)
 		return;
 	p->targets = nt;
 	p->targets[p->n_targets++] = (struct target){ rel, s ? s->label : NULL,
-						       s ? s->source : SV_NONE };
+						       s ? s->source : SV_NONE,
+						       s && s->k ? s->k->config_path : NULL };
 }
 
 static int cmp_target(const void *x, const void *y)

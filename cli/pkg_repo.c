@@ -398,7 +398,7 @@ static void fl_end(void *c, const char *name, const char *text)
 
 		if (k == 1)
 			x->modules = true;
-		else if (k == 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
+		else if (k >= 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
 			x->svpaths = nv;
 			x->svpaths[x->n_sv++] = strdup(text);
 			x->symvers = true;
@@ -514,7 +514,7 @@ static void pr_end(void *c, const char *name, const char *text)
 			char rel[256];
 			int prio;
 
-			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) == 2)
+			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) >= 2)
 				audit_sv_add(x->a, rel, prio, h->svpaths[i], p);
 		}
 	}

@@ -151,11 +151,27 @@ int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 		{ "/lib/modules/", "/build/Module.symvers", 4 },
 		{ "/usr/lib/modules/", "/build/Module.symvers", 4 },
 	};
+	/* kernel .config: after every symvers place, so a symvers carrier is read first */
+	static const struct {
+		const char *prefix, *suffix;
+	} cfg[] = {
+		{ "/usr/src/kernels/", "/.config" },		/* kernel-devel */
+		{ "/lib/modules/", "/config" },			/* kernel-core */
+		{ "/usr/lib/modules/", "/config" },
+		{ "/boot/config-", "" },
+		{ "/usr/src/linux-headers-", "/.config" },	/* Debian */
+	};
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
 	if (is_module_name(base))
 		return 1;
+	if (strstr(base, "config"))
+		for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++)
+			if (match_kver(path, cfg[i].prefix, cfg[i].suffix, rel, rlen)) {
+				*prio = 100 + (int)i;
+				return 3;
+			}
 	if (strstr(base, "symvers") == NULL)
 		return 0;
 	for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++)
@@ -234,7 +250,7 @@ static size_t scan_files(struct audit *a, rpmfiles files, struct audit_pkg *p)
 		kind = classify_path(fn, rel, sizeof(rel), &prio);
 		if (kind == 1)
 			nmod++;
-		else if (kind == 2) {
+		else if (kind >= 2) {	/* symvers or .config: facts about a kernel */
 			p->has_symvers = true;
 			if (a)
 				audit_sv_add(a, rel, prio, fn, p);
@@ -351,7 +367,7 @@ static void stream_payload(const struct audit *a, FD_t fd, Header h, rpmfiles fi
 			continue;
 		fn = rpmfiFN(fi);
 		kind = classify_path(fn, rel, sizeof(rel), &prio);
-		keep = (kind == 1 && want_mod) || (kind == 2 && want_sv);
+		keep = (kind == 1 && want_mod) || (kind >= 2 && want_sv);
 		if (kind == 1)
 			seen_mod++;
 		want_dig = a->nodigest ? NULL : rpmfiFDigest(fi, &algo, &diglen);
@@ -389,7 +405,7 @@ static void stream_payload(const struct audit *a, FD_t fd, Header h, rpmfiles fi
 		}
 		if (kind == 1 && want_mod)
 			sink->module(sink->ctx, p, fn, data, len, why);
-		else if (kind == 2 && want_sv && data)
+		else if (kind >= 2 && want_sv && data)
 			sink->symvers(sink->ctx, p, fn, rel, prio, data, len);
 		else
 			free(data);

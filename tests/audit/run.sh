@@ -107,7 +107,7 @@ mkpkg kmod-lve "GPL-2.0-only" w2.xzdio "$MODS/lve.ko.xz:$EXTRA/lve.ko.xz" && bui
 mkpkg kmod-prop "Proprietary" w9.bzdio "$MODS/propplain.ko.zst:$EXTRA/propplain.ko.zst" && built=$((built + 1))
 mkpkg kmod-propexp "Proprietary" w19.zstdio "$MODS/propexp.ko:$EXTRA/propexp.ko" && built=$((built + 1))
 mkpkg kmod-gplimp "GPL-2.0-only" w19.zstdio "$MODS/gplimp.ko:$EXTRA/gplimp.ko" && built=$((built + 1))
-mkpkg kernel-devel-tg "GPL-2.0-only" w2.xzdio "$SYMVERS:/usr/src/kernels/$KVER/Module.symvers" && built=$((built + 1))
+mkpkg kernel-devel-tg "GPL-2.0-only" w2.xzdio "$SYMVERS:/usr/src/kernels/$KVER/Module.symvers $(dirname "$SYMVERS")/.config:/usr/src/kernels/$KVER/.config" && built=$((built + 1))
 mkpkg nomods "MIT" w9.gzdio "$T/src/README:/usr/share/doc/nomods/README" && built=$((built + 1))
 mkpkg kmod-broken "GPL-2.0-only" w9.gzdio "$MODS/gplok.ko:$EXTRA/broken/gplok.ko" && built=$((built + 1))
 mkpkg kmod-signed "GPL-2.0-only" w19.zstdio "$MODS/gplok.ko:$EXTRA/signed/gplok.ko" && built=$((built + 1))
@@ -211,7 +211,7 @@ assert "P" in p["kmod-prop"]["taint"]
 assert p["kmod-prop"]["license_tag"] == "Proprietary"
 assert p["kmod-prop"]["modules"][0]["license"] == "Proprietary"
 EOF
-check "target kernel and symvers come from the kernel-devel package in the repository" py <<'EOF'
+check "target kernel, symvers and .config come from the kernel-devel package in the repository" py <<'EOF'
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 for p in d["packages"]:
@@ -221,6 +221,7 @@ for p in d["packages"]:
     assert len(t) == 1 and t[0]["kernel"] == os.environ["KVER"], t
     assert t[0]["symvers_source"] == "package", t
     assert "kernel-devel-tg-1.0-1.noarch:/usr/src/kernels/%s/Module.symvers" % os.environ["KVER"] == t[0]["symvers"], t
+    assert "kernel-devel-tg-1.0-1.noarch:/usr/src/kernels/%s/.config" % os.environ["KVER"] == t[0]["config"], t
     for m in p["modules"]:
         assert m["gpl_only_known"] is True, m
 EOF
