@@ -88,7 +88,7 @@ struct audit_pkg {
 struct audit {
 	struct cli_opts o;
 	const char *dbpath;
-	bool installed, excludes, nodigest;
+	bool installed, excludes;
 	struct audit_pkg **pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t n_skipped;	/* packages without modules */

@@ -954,7 +954,7 @@ out:
 
 int cmd_audit(int argc, char **argv)
 {
-	enum { OPT_INSTALLED = 256, OPT_DBPATH, OPT_NODIGEST };
+	enum { OPT_INSTALLED = 256, OPT_DBPATH };
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "symvers", required_argument, NULL, 's' },

@@ -370,7 +370,7 @@ static void stream_payload(const struct audit *a, FD_t fd, Header h, rpmfiles fi
 		keep = (kind == 1 && want_mod) || (kind >= 2 && want_sv);
 		if (kind == 1)
 			seen_mod++;
-		want_dig = a->nodigest ? NULL : rpmfiFDigest(fi, &algo, &diglen);
+		want_dig = rpmfiFDigest(fi, &algo, &diglen);
 		if (!keep && !want_dig)
 			continue;	/* rpmfiNext skips the content */
 		if (want_dig && diglen)
