@@ -362,6 +362,7 @@ int mode_after_dkms(int argc, char **argv)
 	if (audit) {
 		struct utsname u;
 
+		/* dkms without -k acts on the running kernel (its own uname -r): follow it */
 		if (kernels.n == 0 && uname(&u) == 0)
 			strv_push(&kernels, u.release);
 		for (size_t i = 0; i < kernels.n; i++)
