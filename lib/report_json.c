@@ -9,14 +9,32 @@
 
 #include "predict.h"
 
+/* Printable ASCII other than '"' and '\\': copied as is. */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 void tg_json_string(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	if (!s) {
 		fputs("null", out);
 		return;
 	}
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
+		size_t run = 0;
+
+		/* whole runs of plain characters at once: reports hold thousands of strings */
+		while (json_plain(p[run]))
+			run++;
+		if (run) {
+			fwrite(p, 1, run, out);
+			p += run;
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
@@ -25,11 +43,9 @@ void tg_json_string(FILE *out, const char *s)
 		case '\r': fputs("\\r", out); break;
 		default:
 			/* Module strings are untrusted bytes: escape controls and non-ASCII. */
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
+			fprintf(out, "\\u%04x", *p);
 		}
+		p++;
 	}
 	fputc('"', out);
 }
