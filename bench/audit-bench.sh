@@ -63,15 +63,21 @@ EOF
 	touch "$stage/.done"
 }
 
-# measure NAME CMD... -> prints "NAME wall_s rss_kib"; output of CMD discarded
+# measure NAME CMD... -> prints "NAME wall_s rss_kib": the median wall time and
+# the largest RSS of $REPS runs (default 3); output of CMD discarded
+REPS=${REPS:-3}
 measure() {
-	local name=$1 tf=$OUT/time.$$
+	local name=$1 tf=$OUT/time.$$ walls="" rss=0 w r
 	shift
-	/usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$OUT/stderr.$$" || true
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tf")
-	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")
-	echo "$name $wall $rss"
+	for _ in $(seq "$REPS"); do
+		/usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$OUT/stderr.$$" || true
+		w=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tf")
+		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")
+		walls="$walls $w"
+		[ "$r" -gt "$rss" ] && rss=$r
+	done
+	w=$(echo $walls | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	echo "$name $w $rss"
 	rm -f "$tf" "$OUT/stderr.$$"
 }
 
@@ -123,7 +129,7 @@ for c in ${*:-xz zst}; do
 	arss=$(echo "$audit" | cut -d' ' -f3)
 	mw=$(echo "$admin" | cut -d' ' -f2)
 	{
-		echo "== .ko.$c: $n modules, $(du -m "$rpm" | cut -f1) MB rpm (zstd payload), kernel $KVER, $(nproc) CPUs"
+		echo "== .ko.$c: $n modules, $(du -m "$rpm" | cut -f1) MB rpm (zstd payload), kernel $KVER, $(nproc) CPUs, median of $REPS runs"
 		printf "%-44s %8s s  %8s MiB\n" "floor: one '$dec' over every module" "$fw" \
 			"$(awk -v r="$(echo "$floor" | cut -d' ' -f3)" 'BEGIN{printf "%.1f", r/1024}')"
 		printf "%-44s %8s s  %8s MiB\n" "taintguard audit --jobs $JOBS" "$aw" \
