@@ -151,27 +151,17 @@ int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 		{ "/lib/modules/", "/build/Module.symvers", 4 },
 		{ "/usr/lib/modules/", "/build/Module.symvers", 4 },
 	};
-	/* kernel .config: after every symvers place, so a symvers carrier is read first */
-	static const struct {
-		const char *prefix, *suffix;
-	} cfg[] = {
-		{ "/usr/src/kernels/", "/.config" },		/* kernel-devel */
-		{ "/lib/modules/", "/config" },			/* kernel-core */
-		{ "/usr/lib/modules/", "/config" },
-		{ "/boot/config-", "" },
-		{ "/usr/src/linux-headers-", "/.config" },	/* Debian */
-	};
 	const char *base = strrchr(path, '/');
+	int place;
 
 	base = base ? base + 1 : path;
 	if (is_module_name(base))
 		return 1;
-	if (strstr(base, "config"))
-		for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++)
-			if (match_kver(path, cfg[i].prefix, cfg[i].suffix, rel, rlen)) {
-				*prio = 100 + (int)i;
-				return 3;
-			}
+	/* kernel .config: ranked after every symvers, so a symvers carrier is read first */
+	if (strstr(base, "config") && (place = tg_kernel_config_place(path, rel, rlen)) >= 0) {
+		*prio = 100 + place;
+		return 3;
+	}
 	if (strstr(base, "symvers") == NULL)
 		return 0;
 	for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++)

@@ -271,6 +271,31 @@ static const struct kplace symvers_places[] = {
 	{ "/usr/lib/modules/", "/symvers.gz" },
 };
 
+static const struct kplace config_places[] = {
+	{ "/boot/config-", "" },
+	{ "/lib/modules/", "/build/.config" },
+	{ "/usr/src/kernels/", "/.config" },
+	{ "/usr/src/linux-headers-", "/.config" },
+	{ "/lib/modules/", "/config" },		/* Fedora kernel-core */
+	{ "/usr/lib/modules/", "/config" },
+};
+
+int tg_kernel_config_place(const char *path, char *buf, size_t len)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	for (size_t i = 0; i < TG_ARRAY_SIZE(config_places); i++) {
+		const struct kplace *pl = &config_places[i];
+		size_t a = strlen(pl->pre), b = strlen(pl->post);
+
+		if (n <= a + b || strncmp(path, pl->pre, a) || strcmp(path + n - b, pl->post) ||
+		    !release_word_ok(path + a, n - a - b))
+			continue;
+		return copy_word(path + a, n - a - b, buf, len) < 0 ? -ENAMETOOLONG : (int)i;
+	}
+	return -ENOENT;
+}
+
 /* First existing file of @pl[] for @release under @root; malloc'ed or NULL. */
 static char *find_first(const char *root, const struct kplace *pl, size_t n, const char *release)
 {
@@ -467,14 +492,6 @@ static char *vermagic_compose(const struct kconfig *c, const char *release)
 			   c->on[CFG_MODVERSIONS] ? "modversions " : "", arch);
 }
 
-static const struct kplace config_places[] = {
-	{ "/boot/config-", "" },
-	{ "/lib/modules/", "/build/.config" },
-	{ "/usr/src/kernels/", "/.config" },
-	{ "/usr/src/linux-headers-", "/.config" },
-	{ "/lib/modules/", "/config" },		/* Fedora kernel-core */
-	{ "/usr/lib/modules/", "/config" },
-};
 
 /* ---------------------------------------------------- in-tree modules */
 

@@ -278,6 +278,13 @@ void tg_kernel_free(struct tg_kernel *k);
 unsigned tg_kernel_version_parse(const char *release);
 /* KVER from ".../lib/modules/KVER/..." or ".../usr/lib/modules/KVER/...". */
 int tg_kernel_release_from_path(const char *path, char *buf, size_t len);
+/*
+ * Is @path (inside a root or a package) one of the places a kernel's .config
+ * is kept (/boot/config-R, /usr/src/kernels/R/.config, /lib/modules/R/config,
+ * ...)?  Then the release goes to @buf and the place's rank in the search
+ * order is returned (0 = searched first); else -ENOENT.
+ */
+int tg_kernel_config_place(const char *path, char *buf, size_t len);
 /* KVER from a vermagic string (its first word). */
 int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len);
 /* Search order for Module.symvers of @release under @root; path of the first found. */

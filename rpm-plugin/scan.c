@@ -87,33 +87,12 @@ char *tgp_symvers_release(const char *p)
 	return rel;
 }
 
-/*
- * The kernel .config that kernel-devel (/usr/src/kernels/R/.config),
- * linux-headers (/usr/src/linux-headers-R/.config), kernel-core
- * (/lib/modules/R/config) or a kernel image package (/boot/config-R) carries.
- */
+/* The release of a kernel .config in a package (kernel-devel, kernel-core, ...). */
 char *tgp_config_release(const char *p)
 {
-	static const struct { const char *pre, *suf; } places[] = {
-		{ "/boot/config-", "" },
-		{ "/usr/src/kernels/", "/.config" },
-		{ "/usr/src/linux-headers-", "/.config" },
-		{ "/lib/modules/", "/config" },
-		{ "/usr/lib/modules/", "/config" },
-	};
+	char rel[256];
 
-	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-		size_t a = strlen(places[i].pre), b = strlen(places[i].suf), n = strlen(p);
-		char *rel;
-
-		if (n <= a + b || strncmp(p, places[i].pre, a) || strcmp(p + n - b, places[i].suf))
-			continue;
-		rel = strndup(p + a, n - a - b);
-		if (rel && !strchr(rel, '/') && tg_kernel_version_parse(rel) != 0)
-			return rel;
-		free(rel);
-	}
-	return NULL;
+	return tg_kernel_config_place(p, rel, sizeof(rel)) >= 0 ? strdup(rel) : NULL;
 }
 
 /* Keep a transaction's kernel .config (takes @buf); the first one per release wins. */

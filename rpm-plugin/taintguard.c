@@ -69,7 +69,6 @@ static void read_count(const char *name, unsigned long long maxval, unsigned lon
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	unsigned long long maxmods = 4096, maxsecs = 300;
-
 	char *mode = macro("_taintguard_mode");
 	char *size = macro("_taintguard_max_module_size");
 	const char *opts = rpmPluginOpts(plugin);

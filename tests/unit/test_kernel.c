@@ -597,6 +597,30 @@ static void test_load_symvers_fallback(void **state)
 	remove_root(root);
 }
 
+/* Package paths that hold a kernel's .config, ranked in the search order. */
+static void test_config_place(void **state)
+{
+	char rel[64];
+
+	(void)state;
+	assert_int_equal(tg_kernel_config_place("/boot/config-6.1.0-57-amd64", rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "6.1.0-57-amd64");
+	assert_true(tg_kernel_config_place("/usr/src/kernels/5.14.0-362.el9.x86_64/.config", rel,
+					   sizeof(rel)) > 0);
+	assert_string_equal(rel, "5.14.0-362.el9.x86_64");
+	assert_true(tg_kernel_config_place("/lib/modules/6.8.0-1/config", rel, sizeof(rel)) >
+		    tg_kernel_config_place("/usr/src/linux-headers-6.8.0-1/.config", rel, sizeof(rel)));
+	/* look-alikes: not a release, more than one component, another file */
+	assert_int_equal(tg_kernel_config_place("/boot/config-", rel, sizeof(rel)), -ENOENT);
+	assert_int_equal(tg_kernel_config_place("/lib/modules/modprobe.d/config", rel, sizeof(rel)),
+			 -ENOENT);
+	assert_int_equal(tg_kernel_config_place("/lib/modules/6.1.0/extra/config", rel, sizeof(rel)),
+			 -ENOENT);
+	assert_int_equal(tg_kernel_config_place("/usr/src/kernels/6.1.0/Module.symvers", rel,
+						sizeof(rel)), -ENOENT);
+	assert_int_equal(tg_kernel_config_place("/boot/config-6.1.0", rel, 4), -ENAMETOOLONG);
+}
+
 /* A .config in memory (a kernel-devel being installed) beats the one on disk. */
 static void test_load_config_mem(void **state)
 {
@@ -767,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_config_search_order),
 		cmocka_unit_test(test_load_nothing),
 		cmocka_unit_test(test_load_symvers_fallback),
+		cmocka_unit_test(test_config_place),
 		cmocka_unit_test(test_load_config_mem),
 		cmocka_unit_test(test_load_explicit),
 		cmocka_unit_test(test_load_bad_opts),
