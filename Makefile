@@ -104,33 +104,33 @@ $(B)/libtaintguard.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/libtaintguard.so.0: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libtaintguard.so.0 $(SANFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(CC) -shared -Wl,-soname,libtaintguard.so.0 $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 	ln -sf libtaintguard.so.0 $(B)/libtaintguard.so
 
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.
 $(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
 
 $(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtaintguard.a
-	$(CC) -shared $(SANFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 
 $(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
 
 unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate
 
 $(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
 
 $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
@@ -216,6 +216,6 @@ dist:
 	@echo taintguard-$(VERSION).tar.gz
 
 clean:
-	rm -rf build build-san build-fuzz tests/modules/out
+	rm -rf build build-san build-fuzz build-tsan tests/modules/out
 
 .PHONY: dist fuzz all unit check check-unit check-kernel deps clean install uninstall example

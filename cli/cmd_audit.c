@@ -918,6 +918,7 @@ static int judge(struct audit *a, struct tg_policy *pol, struct kernels *ks)
 			qsort(p->targets, p->n_targets, sizeof(*p->targets), cmp_target);
 	}
 	v = calloc(n ? n : 1, sizeof(*v));
+	tg_set_set_jobs(set, a->o.jobs);
 	if (!v || tg_set_predict(set, pol, v) < 0)
 		goto out;
 	for (size_t i = 0; i < a->n_pkgs; i++) {

@@ -34,7 +34,8 @@ static void check_usage(FILE *out)
 	      "  -p, --policy FILE        policy (default: " TG_SYSCONFDIR "/policy.yaml, else\n"
 	      "                           " TG_DATADIR "/default.yaml)\n"
 	      "  -f, --format FMT         text (default) or json\n"
-	      "  -j, --jobs N             threads reading modules (default: number of CPUs)\n"
+	      "  -j, --jobs N             threads reading and judging modules\n"
+	      "                           (default: number of CPUs)\n"
 	      "  -M, --max-module-size N  refuse modules larger than N bytes decompressed\n"
 	      "                           (suffixes K, M, G; default 256M)\n"
 	      "  -v, --verbose            list every symbol and remedy\n"
@@ -92,6 +93,7 @@ static int judge(const struct cli_opts *o, struct item *items, size_t n, struct 
 		if (tg_set_add(set, items[i].path, items[i].m, k, NULL, items[i].error) < 0)
 			goto out;
 	}
+	tg_set_set_jobs(set, o->jobs);
 	if (tg_set_predict(set, p, v) < 0) {
 		cli_error("out of memory");
 		goto out;

@@ -10,6 +10,7 @@
  * loading to refused or from clean to proprietary).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "predict.h"
@@ -35,6 +36,7 @@ struct tg_set {
 	size_t n, cap;
 	struct set_export *exp;
 	size_t n_exp;
+	unsigned jobs;
 };
 
 struct resolve_ctx {
@@ -59,6 +61,12 @@ void tg_set_free(struct tg_set *s)
 	free(s->mem);
 	free(s->exp);
 	free(s);
+}
+
+void tg_set_set_jobs(struct tg_set *s, unsigned jobs)
+{
+	if (s)
+		s->jobs = jobs;
 }
 
 size_t tg_set_count(const struct tg_set *s)
@@ -256,19 +264,72 @@ static int predict_member(struct tg_set *s, size_t i, const struct tg_policy *p,
 	return tg_predict_module(e->path, e->m, e->k, p, &ctx, v);
 }
 
+/* Members of one round, handed out in small batches to the round's threads. */
+struct round_work {
+	struct tg_set *s;
+	const struct tg_policy *p;
+	struct tg_verdict *out;
+	size_t next;		/* atomic: first member not yet taken */
+	int error;		/* atomic: first negative errno, else 0 */
+};
+
+#define ROUND_BATCH 16
+/* Below this many members a round is not worth a thread. */
+#define ROUND_MIN_PARALLEL 128
+
+static void *round_worker(void *arg)
+{
+	struct round_work *w = arg;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&w->next, ROUND_BATCH, __ATOMIC_RELAXED);
+		size_t end = i + ROUND_BATCH < w->s->n ? i + ROUND_BATCH : w->s->n;
+
+		if (i >= w->s->n || __atomic_load_n(&w->error, __ATOMIC_RELAXED))
+			return NULL;
+		for (; i < end; i++) {
+			int r;
+
+			/* reads only the previous round's member states: threads never race */
+			tg_verdict_free_contents(&w->out[i]);
+			r = predict_member(w->s, i, w->p, &w->out[i]);
+			if (r < 0) {
+				int zero = 0;
+
+				__atomic_compare_exchange_n(&w->error, &zero, r, false, __ATOMIC_RELAXED,
+							    __ATOMIC_RELAXED);
+				return NULL;
+			}
+		}
+	}
+}
+
+/* Predict every member once, on s->jobs threads (the caller's one included). */
+static int predict_all(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+{
+	struct round_work w = { s, p, out, 0, 0 };
+	pthread_t th[15];
+	unsigned n = 0, want = s->jobs > 1 && s->n >= ROUND_MIN_PARALLEL ? s->jobs - 1 : 0;
+
+	if (want > 15)
+		want = 15;
+	for (; n < want; n++)
+		if (pthread_create(&th[n], NULL, round_worker, &w) != 0)
+			break;	/* fewer threads, same result */
+	round_worker(&w);
+	for (unsigned t = 0; t < n; t++)
+		pthread_join(th[t], NULL);
+	return w.error;
+}
+
 /* One round; returns 1 if any member's load/proprietary state changed. */
 static int round_once(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
 {
 	int changed = 0;
+	int r = predict_all(s, p, out);
 
-	for (size_t i = 0; i < s->n; i++) {
-		int r;
-
-		tg_verdict_free_contents(&out[i]);
-		r = predict_member(s, i, p, &out[i]);
-		if (r < 0)
-			return r;
-	}
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < s->n; i++) {
 		bool loads = s->mem[i].m && out[i].loads;
 		/* taint_module is empty for a refused module: it exports nothing. */

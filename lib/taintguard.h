@@ -473,6 +473,11 @@ void tg_set_free(struct tg_set *s);
 int tg_set_add(struct tg_set *s, const char *path, const struct tg_module *m,
 	       const struct tg_kernel *k, const char *package, const char *error);
 size_t tg_set_count(const struct tg_set *s);
+/*
+ * Predict on up to @jobs threads (default 1).  The result does not depend
+ * on it: members are predicted independently within each round.
+ */
+void tg_set_set_jobs(struct tg_set *s, unsigned jobs);
 /* Fills @out[0..count) in the order added.  Caller frees each with tg_verdict_free_contents. */
 int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out);
 

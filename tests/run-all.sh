@@ -71,7 +71,8 @@ for s in $SUITES; do
 	package) run_suite package tests/package/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
 	sanitize)
-		# The same unit and module suites, rebuilt with ASan+UBSan.
+		# The same unit and module suites, rebuilt with ASan+UBSan; the
+		# threaded paths under ThreadSanitizer.
 		run_suite sanitize-build suite_build_san
 		B=build-san; export B
 		run_suite sanitize-unit suite_unit
@@ -79,7 +80,8 @@ for s in $SUITES; do
 		run_suite sanitize-audit tests/audit/run.sh
 		run_suite sanitize-fuzz-regress tests/fuzz/run.sh replay
 		run_suite sanitize-mutate tests/mutate/run.sh
-		B=build; export B ;;
+		B=build; export B
+		run_suite sanitize-thread tests/tsan.sh ;;
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac
 done
