@@ -36,7 +36,6 @@ void cli_opts_init(struct cli_opts *o);
 /* Handles one common option; returns 1 if consumed, 0 if not ours, -1 on error. */
 int cli_common_option(struct cli_opts *o, int opt, const char *arg);
 int cli_parse_format(const char *s, enum tg_format *f);
-int cli_parse_size(const char *s, uint64_t *out);
 /* "taintguard: " + message on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -81,6 +81,8 @@ static void audit_usage(FILE *out)
 	      "                           (a line for dnf.conf or a .repo file)\n"
 	      "  -j, --jobs N             threads (default: number of CPUs)\n"
 	      "  -M, --max-module-size N  refuse modules larger than N bytes decompressed\n"
+	      "  -L, --limit NAME=N       set a resource limit (repeatable; names and defaults\n"
+	      "                           in taintguard(1), LIMITS)\n"
 	      "  -q, --quiet              no progress bar\n"
 	      "  -v, --verbose            list every symbol and remedy; show librpm messages\n"
 	      "  -h, --help               show this help\n\n"
@@ -965,6 +967,7 @@ int cmd_audit(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "max-module-size", required_argument, NULL, 'M' },
+		{ "limit", required_argument, NULL, 'L' },
 		{ "excludes", no_argument, NULL, 'x' },
 		{ "installed", no_argument, NULL, OPT_INSTALLED },
 		{ "dbpath", required_argument, NULL, OPT_DBPATH },
@@ -983,7 +986,7 @@ int cmd_audit(int argc, char **argv)
 	int opt, rc = TG_EXIT_ERROR, r;
 
 	cli_opts_init(&a.o);
-	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:xqvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:L:xqvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			audit_usage(stdout);

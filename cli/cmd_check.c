@@ -38,6 +38,8 @@ static void check_usage(FILE *out)
 	      "                           (default: number of CPUs)\n"
 	      "  -M, --max-module-size N  refuse modules larger than N bytes decompressed\n"
 	      "                           (suffixes K, M, G; default 256M)\n"
+	      "  -L, --limit NAME=N       set a resource limit (repeatable; names and defaults\n"
+	      "                           in taintguard(1), LIMITS)\n"
 	      "  -v, --verbose            list every symbol and remedy\n"
 	      "  -h, --help               show this help\n\n"
 	      "Exit codes: 0 all allowed, 1 something marked and nothing denied,\n"
@@ -129,6 +131,7 @@ int cmd_check(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "max-module-size", required_argument, NULL, 'M' },
+		{ "limit", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,7 +143,7 @@ int cmd_check(int argc, char **argv)
 	int opt, rc = TG_EXIT_ERROR;
 
 	cli_opts_init(&o);
-	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:L:vh", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			check_usage(stdout);
 			return 0;

@@ -52,26 +52,6 @@ int cli_parse_format(const char *s, enum tg_format *f)
 	return -EINVAL;
 }
 
-/* "64M", "1G", "4096" */
-int cli_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-
-	if (end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || v > (UINT64_MAX >> shift))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 int cli_common_option(struct cli_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -100,11 +80,20 @@ int cli_common_option(struct cli_opts *o, int opt, const char *arg)
 		return 1;
 	}
 	case 'M':
-		if (cli_parse_size(arg, &o->limits.max_module_size) < 0) {
+		if (tg_parse_size(arg, &o->limits.max_module_size) < 0) {
 			cli_error("invalid size '%s' for --max-module-size", arg);
 			return -1;
 		}
 		return 1;
+	case 'L': {
+		struct tg_error err = { 0 };
+
+		if (tg_limits_set(&o->limits, arg, &err) < 0) {
+			cli_error("%s", err.msg);
+			return -1;
+		}
+		return 1;
+	}
 	}
 	return 0;
 }

@@ -23,11 +23,15 @@ _taintguard()
 		return ;;
 	--jobs | -j | --max-module-size | -M)
 		return ;;
+	--limit | -L)
+		COMPREPLY=($(compgen -S = -W "input-size module-size sections symbols modinfo symvers-size policy-size policy-depth" -- "$cur"))
+		compopt -o nospace 2>/dev/null
+		return ;;
 	esac
 	local opts
 	case ${words[1]} in
-	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --verbose --help" ;;
-	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --jobs --max-module-size --quiet --verbose --help" ;;
+	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --limit --verbose --help" ;;
+	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --jobs --max-module-size --limit --quiet --verbose --help" ;;
 	status) opts="--root --dbpath --format --help" ;;
 	policy)
 		if [[ $cword -eq 2 ]]; then

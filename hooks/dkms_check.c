@@ -46,7 +46,7 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	j->worst = TG_ACTION_ALLOW;
 	if (!mods || !errs)
 		goto out;
-	tg_limits_default(&lim);
+	lim = s->limits;
 	if (tg_policy_load_path(policy_path(s), &lim, &j->policy, &err) < 0) {
 		bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
 		msg("cannot load the policy: %s; every module is denied until it is fixed", err.msg);

@@ -60,6 +60,7 @@ struct settings {
 	char marks_dir[PATH_MAX];	/* marks_dir=DIR (/var/lib/taintguard/marks) */
 	char framework_conf[PATH_MAX];	/* framework_conf=FILE (/etc/dkms/framework.conf) */
 	char own_snippet[PATH_MAX];	/* our framework.conf.d file, skipped when chaining */
+	struct tg_limits limits;	/* limits=NAME=VALUE ... (as taintguard --limit) */
 };
 
 /* Defaults, then $TAINTGUARD_DKMS_CONF or /etc/taintguard/dkms.conf.  <0 on a bad file. */

@@ -27,6 +27,28 @@ static void defaults(struct settings *s)
 	set_str(s->marks_dir, TG_LOCALSTATEDIR "/marks");
 	set_str(s->framework_conf, "/etc/dkms/framework.conf");
 	set_str(s->own_snippet, "/etc/dkms/framework.conf.d/zz-taintguard.conf");
+	tg_limits_default(&s->limits);
+}
+
+/* "NAME=VALUE NAME=VALUE": all or nothing, so a typo never half-applies. */
+static int parse_limits(struct settings *s, const char *val)
+{
+	struct tg_limits lim = s->limits;
+	char buf[1024], *save = NULL;
+
+	if (strlen(val) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, val);
+	for (char *a = strtok_r(buf, " \t", &save); a; a = strtok_r(NULL, " \t", &save)) {
+		struct tg_error err = { 0 };
+
+		if (tg_limits_set(&lim, a, &err) < 0) {
+			msg("%s", err.msg);
+			return -EINVAL;
+		}
+	}
+	s->limits = lim;
+	return 0;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -79,6 +101,8 @@ static int apply(struct settings *s, const char *key, const char *val)
 			return -EINVAL;
 		return 0;
 	}
+	if (!strcmp(key, "limits"))
+		return parse_limits(s, val);
 	if (!strcmp(key, "fail_kernel_upgrade"))
 		return parse_bool(val, &s->fail_kernel_upgrade);
 	if (!strcmp(key, "sign_file_deny")) {

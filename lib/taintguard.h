@@ -49,6 +49,15 @@ struct tg_limits {
 	uint32_t max_policy_depth;	/* YAML nesting */
 };
 void tg_limits_default(struct tg_limits *lim);
+/*
+ * Set one limit from "NAME=VALUE" (names: input-size, module-size,
+ * sections, symbols, modinfo, symvers-size, policy-size, policy-depth;
+ * VALUE a positive number, sizes with an optional K, M or G suffix).
+ * -EINVAL with a message naming the assignment otherwise.
+ */
+int tg_limits_set(struct tg_limits *lim, const char *assignment, struct tg_error *err);
+/* "4096", "64K", "256M", "1G" -> bytes; -EINVAL for anything else. */
+int tg_parse_size(const char *s, uint64_t *out);
 
 /* ------------------------------------------------------------ decompress */
 

@@ -23,19 +23,6 @@ int tg_fail(struct tg_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
-void tg_limits_default(struct tg_limits *lim)
-{
-	lim->max_input_size = 512ull << 20;
-	/* The largest Debian 6.1 module is ~20 MiB decoded; leave headroom. */
-	lim->max_module_size = 256ull << 20;
-	lim->max_sections = 65535;
-	lim->max_symbols = 1u << 20;
-	lim->max_modinfo = 1u << 16;
-	lim->max_symvers_size = 64ull << 20;
-	lim->max_policy_size = 1u << 20;
-	lim->max_policy_depth = 32;
-}
-
 char *tg_asprintf(const char *fmt, ...)
 {
 	va_list ap;

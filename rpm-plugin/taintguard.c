@@ -66,6 +66,22 @@ static void read_count(const char *name, unsigned long long maxval, unsigned lon
 	free(v);
 }
 
+/* %_taintguard_limits: "NAME=VALUE ..." as taintguard --limit; a bad one is skipped. */
+static void read_limits(struct tgp_state *st)
+{
+	char *all = macro("_taintguard_limits"), *save = NULL;
+
+	for (char *a = all ? strtok_r(all, " \t\n", &save) : NULL; a;
+	     a = strtok_r(NULL, " \t\n", &save)) {
+		struct tg_error err = { 0 };
+
+		if (tg_limits_set(&st->lim, a, &err) < 0)
+			rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_limits: %s; keeping the "
+			       "default\n", err.msg);
+	}
+	free(all);
+}
+
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	unsigned long long maxmods = 4096, maxsecs = 300;
@@ -87,21 +103,16 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 		st->mode = TGP_ENFORCE;
 	}
 	if (size) {
-		char *end;
-		unsigned long long v = strtoull(size, &end, 10);
-		unsigned long long mul = 1;
-		switch (*end) {
-		case 'k': case 'K': mul = 1ULL << 10; end++; break;
-		case 'm': case 'M': mul = 1ULL << 20; end++; break;
-		case 'g': case 'G': mul = 1ULL << 30; end++; break;
-		}
-		if (end == size || *end || v == 0 || v > UINT64_MAX / mul)
+		uint64_t v;
+
+		if (tg_parse_size(size, &v) < 0 || v == 0)
 			rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_max_module_size '%s' is not a "
 			       "size; using %llu\n", size,
 			       (unsigned long long)st->lim.max_module_size);
 		else
-			st->lim.max_module_size = st->lim.max_input_size = v * mul;
+			st->lim.max_module_size = st->lim.max_input_size = v;
 	}
+	read_limits(st);
 	/* Bound one hostile package's cost: a refusal, never a hung transaction. */
 	read_count("_taintguard_max_modules", 1000000, &maxmods);
 	read_count("_taintguard_max_seconds", 86400, &maxsecs);

@@ -369,6 +369,22 @@ for comp in xz zst gz; do
 	done
 done
 check "pre-install: the rule went to the settings' modprobe_dir" grep -qx "install lve /bin/false" "$T/modprobe.d/taintguard-lve.conf"
+# limits= in the settings: a clean module past a limit is an error verdict (deny);
+# a malformed list is reported and ignored as a whole.
+src=$T/tree/tg-clean/1.0/source
+rm -rf "$T/tree"; mkdir -p "$T/tree/tg-clean/1.0/$K/$ARCH/module"
+ln -s /usr/src/tg-clean-1.0 "$src"
+xz -c "$cleanmod" > "$T/tree/tg-clean/1.0/$K/$ARCH/module/tgclean.ko.xz"
+for lim in "sections=10:1:ELF sections exceed the limit of 10" "sections=10 bogus=1:0:unknown name"; do
+	IFS=: read -r l want text <<< "$lim"
+	printf 'modprobe_dir=%s\nmarks_dir=%s\nlimits=%s\n' "$T/modprobe.d" "$T/marks" "$l" > "$T/dkms-lim.conf"
+	(cd "$src" && env kernelver="$K" arch="$ARCH" module=tg-clean module_version=1.0 \
+		TAINTGUARD_DKMS_CONF="$T/dkms-lim.conf" "$HOOKDIR/taintguard-dkms-pre-install") > "$LOG" 2>&1
+	rc=$?
+	check "pre-install with limits='$l': exit $want, says '$text'" \
+		bash -c "test $rc = $want && grep -q '$text' '$LOG'"
+done
+rm -f "$T/modprobe.d/taintguard-tgclean.conf"
 remove_pkg tg-lve lve; remove_pkg tg-clean tgclean
 
 # ------------------------------------------------------------ uninstall

@@ -397,6 +397,14 @@ rpmx -ivh --define '_taintguard_max_modules 0' --define '_taintguard_max_seconds
 check "invalid limits: one error each, defaults used, package installs (exit $RC)" \
 	bash -c "test $RC = 0 && grep -q \"_taintguard_max_modules '0' is not a count\" <<<\"\$0\" && grep -q \"_taintguard_max_seconds 'x' is not a count\" <<<\"\$0\"" "$OUT"
 
+mkroot
+rpmx -ivh --define '_taintguard_limits sections=10' "$(P tg-gplok)"
+check "%_taintguard_limits sections=10: a module with more sections is refused (exit $RC)" \
+	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'ELF sections exceed the limit of 10' <<<\"\$0\"" "$OUT"
+rpmx -ivh --define '_taintguard_limits bogus=1 symbols=x' "$(P tg-gplok)"
+check "%_taintguard_limits with bad entries: one error each, defaults kept (exit $RC)" \
+	bash -c "test $RC = 0 && test \$(grep -c '_taintguard_limits: limit' <<<\"\$0\") = 2" "$OUT"
+
 # --- 15. the policy is read once: a change during the transaction waits for the next --
 mkroot
 mkdir -p "$R/etc"
