@@ -112,63 +112,24 @@ const char *sig_status_name(enum sig_status s)
 
 /* ------------------------------------------------------------ paths */
 
-static bool take_release(const char *s, size_t n, char *rel, size_t rlen)
-{
-	if (n == 0 || n >= rlen || memchr(s, '/', n))
-		return false;
-	memcpy(rel, s, n);
-	rel[n] = 0;
-	return true;
-}
-
-/* "PREFIX" KVER "SUFFIX" with KVER a single path component. */
-static bool match_kver(const char *path, const char *prefix, const char *suffix,
-		       char *rel, size_t rlen)
-{
-	size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(path);
-
-	if (n <= pl + sl || strncmp(path, prefix, pl) || strcmp(path + n - sl, suffix))
-		return false;
-	return take_release(path + pl, n - pl - sl, rel, rlen);
-}
-
 int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 {
-	static const struct {
-		const char *prefix, *suffix;
-		int prio;
-	} sv[] = {
-		{ "/usr/src/kernels/", "/Module.symvers", 0 },		/* kernel-devel */
-		{ "/lib/modules/", "/symvers.gz", 1 },			/* kernel-core */
-		{ "/lib/modules/", "/symvers.xz", 1 },
-		{ "/lib/modules/", "/symvers.zst", 1 },
-		{ "/usr/lib/modules/", "/symvers.gz", 1 },
-		{ "/usr/lib/modules/", "/symvers.xz", 1 },
-		{ "/usr/lib/modules/", "/symvers.zst", 1 },
-		{ "/boot/symvers-", ".gz", 2 },
-		{ "/boot/symvers-", ".xz", 2 },
-		{ "/usr/src/linux-headers-", "/Module.symvers", 3 },	/* Debian */
-		{ "/lib/modules/", "/build/Module.symvers", 4 },
-		{ "/usr/lib/modules/", "/build/Module.symvers", 4 },
-	};
 	const char *base = strrchr(path, '/');
 	int place;
 
 	base = base ? base + 1 : path;
 	if (is_module_name(base))
 		return 1;
+	/* the library's search order ranks the carriers (kernel-devel before /boot, ...) */
+	if (strstr(base, "symvers") && (place = tg_kernel_symvers_place(path, rel, rlen)) >= 0) {
+		*prio = place;
+		return 2;
+	}
 	/* kernel .config: ranked after every symvers, so a symvers carrier is read first */
 	if (strstr(base, "config") && (place = tg_kernel_config_place(path, rel, rlen)) >= 0) {
 		*prio = 100 + place;
 		return 3;
 	}
-	if (strstr(base, "symvers") == NULL)
-		return 0;
-	for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++)
-		if (match_kver(path, sv[i].prefix, sv[i].suffix, rel, rlen)) {
-			*prio = sv[i].prio;
-			return 2;
-		}
 	return 0;
 }
 

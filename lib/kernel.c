@@ -269,6 +269,11 @@ static const struct kplace symvers_places[] = {
 	{ "/boot/symvers-", ".gz" },			/* Fedora/RHEL/SUSE */
 	{ "/lib/modules/", "/symvers.gz" },		/* newer Fedora kernel-core */
 	{ "/usr/lib/modules/", "/symvers.gz" },
+	{ "/boot/symvers-", ".xz" },
+	{ "/lib/modules/", "/symvers.xz" },
+	{ "/usr/lib/modules/", "/symvers.xz" },
+	{ "/lib/modules/", "/symvers.zst" },
+	{ "/usr/lib/modules/", "/symvers.zst" },
 };
 
 static const struct kplace config_places[] = {
@@ -280,20 +285,31 @@ static const struct kplace config_places[] = {
 	{ "/usr/lib/modules/", "/config" },
 };
 
-int tg_kernel_config_place(const char *path, char *buf, size_t len)
+/* @path is PRE RELEASE POST of one of @pl[]: its index, the release in @buf. */
+static int place_match(const struct kplace *pl, size_t n_pl, const char *path, char *buf,
+		       size_t len)
 {
 	size_t n = path ? strlen(path) : 0;
 
-	for (size_t i = 0; i < TG_ARRAY_SIZE(config_places); i++) {
-		const struct kplace *pl = &config_places[i];
-		size_t a = strlen(pl->pre), b = strlen(pl->post);
+	for (size_t i = 0; i < n_pl; i++) {
+		size_t a = strlen(pl[i].pre), b = strlen(pl[i].post);
 
-		if (n <= a + b || strncmp(path, pl->pre, a) || strcmp(path + n - b, pl->post) ||
+		if (n <= a + b || strncmp(path, pl[i].pre, a) || strcmp(path + n - b, pl[i].post) ||
 		    !release_word_ok(path + a, n - a - b))
 			continue;
 		return copy_word(path + a, n - a - b, buf, len) < 0 ? -ENAMETOOLONG : (int)i;
 	}
 	return -ENOENT;
+}
+
+int tg_kernel_config_place(const char *path, char *buf, size_t len)
+{
+	return place_match(config_places, TG_ARRAY_SIZE(config_places), path, buf, len);
+}
+
+int tg_kernel_symvers_place(const char *path, char *buf, size_t len)
+{
+	return place_match(symvers_places, TG_ARRAY_SIZE(symvers_places), path, buf, len);
 }
 
 /* First existing file of @pl[] for @release under @root; malloc'ed or NULL. */

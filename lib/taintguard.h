@@ -294,6 +294,8 @@ int tg_kernel_release_from_path(const char *path, char *buf, size_t len);
  * order is returned (0 = searched first); else -ENOENT.
  */
 int tg_kernel_config_place(const char *path, char *buf, size_t len);
+/* The same for a kernel's export table (Module.symvers, symvers.gz, ...). */
+int tg_kernel_symvers_place(const char *path, char *buf, size_t len);
 /* KVER from a vermagic string (its first word). */
 int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len);
 /* Search order for Module.symvers of @release under @root; path of the first found. */

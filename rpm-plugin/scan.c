@@ -52,39 +52,9 @@ bool tgp_candidate(const char *p)
  */
 char *tgp_symvers_release(const char *p)
 {
-	const char *base = strrchr(p, '/');
-	char *dir, *rel = NULL, *s;
+	char rel[256];
 
-	if (!base)
-		return NULL;
-	base++;
-	if (strncmp(p, "/boot/symvers-", 14) == 0) {
-		rel = strdup(p + 14);
-		if (rel && (s = strstr(rel, ".gz")) != NULL)
-			*s = '\0';
-	} else if ((strcmp(base, "Module.symvers") == 0 || strncmp(base, "symvers.", 8) == 0) &&
-		   (tgp_in_moddir(p) || strncmp(p, "/usr/src/", 9) == 0)) {
-		dir = strndup(p, (size_t)(base - p - 1));
-		if (!dir)
-			return NULL;
-		s = strrchr(dir, '/');
-		if (s && strcmp(s, "/build") == 0) {	/* /lib/modules/KVER/build/ */
-			*s = '\0';
-			s = strrchr(dir, '/');
-		}
-		if (s) {
-			s++;
-			if (strncmp(s, "linux-headers-", 14) == 0)	/* Debian */
-				s += 14;
-			rel = strdup(s);
-		}
-		free(dir);
-	}
-	if (rel && tg_kernel_version_parse(rel) == 0) {
-		free(rel);
-		rel = NULL;
-	}
-	return rel;
+	return tg_kernel_symvers_place(p, rel, sizeof(rel)) >= 0 ? strdup(rel) : NULL;
 }
 
 /* The release of a kernel .config in a package (kernel-devel, kernel-core, ...). */

@@ -597,7 +597,7 @@ static void test_load_symvers_fallback(void **state)
 	remove_root(root);
 }
 
-/* Package paths that hold a kernel's .config, ranked in the search order. */
+/* Package paths that hold a kernel's .config or exports, ranked in the search order. */
 static void test_config_place(void **state)
 {
 	char rel[64];
@@ -619,6 +619,24 @@ static void test_config_place(void **state)
 	assert_int_equal(tg_kernel_config_place("/usr/src/kernels/6.1.0/Module.symvers", rel,
 						sizeof(rel)), -ENOENT);
 	assert_int_equal(tg_kernel_config_place("/boot/config-6.1.0", rel, 4), -ENAMETOOLONG);
+
+	/* export tables: every carrier, ranked as the on-disk search */
+	assert_int_equal(tg_kernel_symvers_place("/lib/modules/6.1.0-57-amd64/build/Module.symvers",
+						 rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "6.1.0-57-amd64");
+	assert_true(tg_kernel_symvers_place("/usr/src/kernels/5.14.0-362.el9.x86_64/Module.symvers",
+					    rel, sizeof(rel)) <
+		    tg_kernel_symvers_place("/boot/symvers-5.14.0-362.el9.x86_64.gz", rel, sizeof(rel)));
+	assert_string_equal(rel, "5.14.0-362.el9.x86_64");
+	assert_true(tg_kernel_symvers_place("/usr/src/linux-headers-6.1.0-57-amd64/Module.symvers",
+					    rel, sizeof(rel)) >= 0);
+	assert_true(tg_kernel_symvers_place("/usr/lib/modules/6.8.5-301.fc40.x86_64/symvers.xz",
+					    rel, sizeof(rel)) >= 0);
+	assert_string_equal(rel, "6.8.5-301.fc40.x86_64");
+	assert_int_equal(tg_kernel_symvers_place("/usr/src/kernels/6.1.0/extra/Module.symvers", rel,
+						 sizeof(rel)), -ENOENT);
+	assert_int_equal(tg_kernel_symvers_place("/lib/modules/6.1.0/symvers.bz2", rel,
+						 sizeof(rel)), -ENOENT);
 }
 
 /* A .config in memory (a kernel-devel being installed) beats the one on disk. */
