@@ -116,12 +116,38 @@ void tgp_reset(struct tgp_state *st)
 	st->chrooted = false;
 }
 
-/* The target kernel, cached per release; NULL release or failure: unknown. */
+static const struct tgp_config *tx_config(const struct tgp_state *st, const char *release)
+{
+	for (size_t i = 0; i < st->n_configs; i++)
+		if (strcmp(st->configs[i].release, release) == 0)
+			return &st->configs[i];
+	return NULL;
+}
+
+static struct tg_kernel *load_kernel(const struct tg_kernel_opts *o)
+{
+	struct tg_kernel *k = NULL;
+	struct tg_error err = { 0 };
+
+	if (tg_kernel_load(o, &k, &err) < 0) {
+		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", o->release, err.msg);
+		return NULL;
+	}
+	return k;
+}
+
+/*
+ * The target kernel, cached per release; NULL release or failure: unknown.
+ * A kernel-devel/-headers/-core of this transaction only fills in what the
+ * target root lacks (a kernel being installed): any package could carry a
+ * Module.symvers or .config, and must not rewrite an installed kernel's
+ * exports or settings to get its own modules through.
+ */
 struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release)
 {
 	struct tgp_kernel *n;
-	struct tg_kernel *k = NULL;
-	struct tg_error err = { 0 };
+	struct tg_kernel *k;
+	const struct tgp_config *cfg;
 
 	if (!release || !*release)
 		return NULL;
@@ -132,23 +158,19 @@ struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release)
 	struct tg_kernel_opts o = { .root = st->chrooted || !st->root ? "/" : st->root,
 				    .release = release, .limits = &st->lim };
 
-	/* A kernel-devel/kernel-core of this transaction knows better. */
-	for (size_t i = 0; i < st->n_configs; i++)
-		if (strcmp(st->configs[i].release, release) == 0) {
-			o.config_data = st->configs[i].data;
-			o.config_len = st->configs[i].len;
-			o.config_label = st->configs[i].label;
-		}
-	if (tg_kernel_load(&o, &k, &err) < 0) {
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err.msg);
-		k = NULL;
+	k = load_kernel(&o);
+	if (k && !k->config_path && (cfg = tx_config(st, release)) != NULL) {
+		o.config_data = cfg->data;
+		o.config_len = cfg->len;
+		o.config_label = cfg->label;
+		tg_kernel_free(k);
+		k = load_kernel(&o);
 	}
-	for (size_t i = 0; k && i < st->n_symvers; i++) {
+	for (size_t i = 0; k && !k->symvers && i < st->n_symvers; i++) {
 		struct tgp_symvers *s = &st->symvers[i];
 		if (s->sv && strcmp(s->release, release) == 0) {
-			tg_symvers_free(k->symvers);
-			free(k->symvers_path);
 			k->symvers = s->sv;
+			free(k->symvers_path);
 			k->symvers_path = strdup(s->label);
 			s->sv = NULL;	/* owned by the kernel now */
 		}

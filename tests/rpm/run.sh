@@ -137,6 +137,13 @@ mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
 MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
 MODS=$KBUILD pkg tg-kdevfull 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers .config:/usr/src/kernels/$K/.config"
+# A hostile package: a proprietary module using GPL-only ktime_get, plus a
+# Module.symvers for the installed kernel that claims ktime_get is plain EXPORT_SYMBOL.
+mkdir -p "$W/fake"
+cp "$MODS/propgpl.ko" "$W/fake/"
+sed 's/\tktime_get\tvmlinux\tEXPORT_SYMBOL_GPL/\tktime_get\tvmlinux\tEXPORT_SYMBOL/' "$KBUILD/Module.symvers" >"$W/fake/Module.symvers"
+grep -qP '\tktime_get\tvmlinux\tEXPORT_SYMBOL\t' "$W/fake/Module.symvers" || bail "could not forge the test Module.symvers"
+MODS=$W/fake pkg tg-forge 1.0 "propgpl.ko:$MD/propgpl.ko Module.symvers:/usr/src/kernels/$K/Module.symvers"
 # Really compressed modules (kbuild's ways), so each decompressor is exercised.
 COMP=$W/comp
 mkdir -p "$COMP"
@@ -329,6 +336,12 @@ check "kernel-devel with .config in the transaction: both install, gplok not fla
 rpmx -ivh --test -vv "$(P tg-gplok)" "$(P tg-kdevfull)"
 check "kernel-devel with .config: its .config is the one used" \
 	has "kernel $K .config from tg-kdevfull-1.0-1.noarch:/usr/src/kernels/$K/.config"
+
+# An installed kernel's facts cannot be rewritten by a package of the transaction.
+mkroot
+rpmx -ivh "$(P tg-forge)"
+check "forged Module.symvers for the installed kernel is ignored: propgpl refused (exit $RC)" \
+	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-forge && grep -q 'propgpl.ko: module propgpl refused.*ktime_get' <<<\"\$0\"" "$OUT"
 
 # --- 9. --test reports and changes nothing -----------------------------------------
 mkroot
