@@ -508,7 +508,6 @@ static char *vermagic_compose(const struct kconfig *c, const char *release)
 			   c->on[CFG_MODVERSIONS] ? "modversions " : "", arch);
 }
 
-
 /* ---------------------------------------------------- in-tree modules */
 
 struct cand {
