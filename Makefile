@@ -1,7 +1,8 @@
 # taintguard — top-level, non-recursive build.
 #   make                 build library, CLI, rpm plugin, DKMS hook
 #   make check           run every test (unit, modules, rpm, dkms, kernel under QEMU)
-#   make check SANITIZE=1   same, built with ASan+UBSan into build-san/
+#   make check SANITIZE=1   only the suites that run under ASan+UBSan (build-san/)
+#                        and ThreadSanitizer (build-tsan/); make check runs them too
 #   make install DESTDIR=... PREFIX=/usr
 #   make deps            install Debian build/test dependencies (root)
 
@@ -142,7 +143,11 @@ fuzz:
 	B=build-fuzz tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
 
 check: all unit
+ifeq ($(SANITIZE),1)
+	tests/run-all.sh sanitize	# valgrind and rpm cannot host ASan binaries
+else
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-all.sh
+endif
 
 check-unit: all unit
 	B=$(B) tests/run-all.sh unit
