@@ -71,6 +71,12 @@ struct audit_pkg {
 	/* from the file list (header or filelists.xml) */
 	bool has_modules;
 	bool has_symvers;
+	/*
+	 * Ships modules outside a kernel's own tree (extra/, updates/, /opt ...):
+	 * its Module.symvers or .config are not used to judge anything (a
+	 * package cannot vouch for its own modules).
+	 */
+	bool oot_modules;
 	bool read_payload;	/* phase B: symvers needed from this package */
 
 	struct audit_module **mods;
@@ -132,6 +138,8 @@ int rpm_scan_installed(struct audit *a);
  * release and prio set; configs sort after every symvers), 0 other.
  */
 int classify_path(const char *path, char *release, size_t rlen, int *prio);
+/* A module path outside /lib/modules/KVER/kernel/ (the kernel package's own tree)? */
+bool module_out_of_tree(const char *path);
 
 /* ------------------------------------------------------ pkg_repo.c */
 /* true if @dir contains repodata/repomd.xml */

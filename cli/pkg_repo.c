@@ -353,7 +353,7 @@ bool repo_detect(const char *dir)
 
 struct hit {			/* a package of interest from filelists.xml */
 	char *pkgid;
-	bool modules, symvers;
+	bool modules, symvers, oot;
 	char **svpaths;		/* symvers-like files */
 	size_t n_sv;
 };
@@ -362,7 +362,7 @@ struct fl_ctx {
 	struct hit *hits;
 	size_t n, cap;
 	char *pkgid;
-	bool modules, symvers;
+	bool modules, symvers, oot;
 	char **svpaths;
 	size_t n_sv;
 	bool is_dir;
@@ -378,7 +378,7 @@ static void fl_start(void *c, const char *name, const char *attrs, bool empty)
 	if (!strcmp(name, "package")) {
 		free(x->pkgid);
 		x->pkgid = xml_attr(attrs, "pkgid", &x->tmp) ? strdup(x->tmp.s) : NULL;
-		x->modules = x->symvers = false;
+		x->modules = x->symvers = x->oot = false;
 		x->svpaths = NULL;
 		x->n_sv = 0;
 	} else if (!strcmp(name, "file")) {
@@ -396,9 +396,10 @@ static void fl_end(void *c, const char *name, const char *text)
 		int k = classify_path(text, rel, sizeof(rel), &prio);
 		char **nv;
 
-		if (k == 1)
+		if (k == 1) {
 			x->modules = true;
-		else if (k >= 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
+			x->oot |= module_out_of_tree(text);
+		} else if (k >= 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
 			x->svpaths = nv;
 			x->svpaths[x->n_sv++] = strdup(text);
 			x->symvers = true;
@@ -416,7 +417,7 @@ static void fl_end(void *c, const char *name, const char *text)
 				x->hits = nh;
 				x->cap = nc;
 			}
-			x->hits[x->n++] = (struct hit){ x->pkgid, x->modules, x->symvers,
+			x->hits[x->n++] = (struct hit){ x->pkgid, x->modules, x->symvers, x->oot,
 							 x->svpaths, x->n_sv };
 			x->pkgid = NULL;
 			x->svpaths = NULL;
@@ -500,6 +501,7 @@ static void pr_end(void *c, const char *name, const char *text)
 		p->name = x->name ? strdup(x->name) : NULL;
 		p->has_modules = h->modules;
 		p->has_symvers = h->symvers;
+		p->oot_modules = h->oot;
 		if (x->base && strncmp(x->base, "file://", 7) && x->base[0] != '/') {
 			p->error = xasprintf("location %s%s is not local", x->base, x->href);
 			p->file = xasprintf("%s%s", x->base, x->href);
@@ -514,7 +516,12 @@ static void pr_end(void *c, const char *name, const char *text)
 			char rel[256];
 			int prio;
 
-			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) >= 2)
+			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) < 2)
+				continue;
+			if (h->oot)
+				cli_error("%s: %s: not used for kernel %s: the package also ships "
+					  "out-of-tree modules", p->file, h->svpaths[i], rel);
+			else
 				audit_sv_add(x->a, rel, prio, h->svpaths[i], p);
 		}
 	}

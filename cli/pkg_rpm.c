@@ -112,6 +112,20 @@ const char *sig_status_name(enum sig_status s)
 
 /* ------------------------------------------------------------ paths */
 
+bool module_out_of_tree(const char *path)
+{
+	char rel[256];
+	const char *p = path;
+
+	if (tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0)
+		return true;
+	if (!strncmp(p, "/usr", 4))
+		p += 4;
+	/* "/lib/modules/" REL "/kernel/" */
+	return strncmp(p, "/lib/modules/", 13) || strncmp(p + 13, rel, strlen(rel)) ||
+	       strncmp(p + 13 + strlen(rel), "/kernel/", 8);
+}
+
 int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 {
 	const char *base = strrchr(path, '/');
@@ -182,32 +196,43 @@ static bool header_signed(Header h)
 	       headerIsEntry(h, RPMTAG_SIGPGP) || headerIsEntry(h, RPMTAG_SIGGPG);
 }
 
-/* Looks at the file list; records symvers candidates.  Returns module count. */
+/*
+ * Looks at the file list; records the kernel files (symvers, .config) it
+ * carries, unless it also ships out-of-tree modules.  Returns module count.
+ */
 static size_t scan_files(struct audit *a, rpmfiles files, struct audit_pkg *p)
 {
 	rpm_count_t fc = rpmfilesFC(files);
 	size_t nmod = 0;
 
-	for (rpm_count_t i = 0; i < fc; i++) {
-		char rel[256];
-		int prio = 0, kind;
-		char *fn;
+	/* two passes: whether its kernel files count depends on all of its modules */
+	for (int pass = 0; pass < 2; pass++)
+		for (rpm_count_t i = 0; i < fc; i++) {
+			char rel[256];
+			int prio = 0, kind;
+			char *fn;
 
-		if (!S_ISREG(rpmfilesFMode(files, i)) || (rpmfilesFFlags(files, i) & RPMFILE_GHOST))
-			continue;
-		fn = rpmfilesFN(files, i);
-		if (!fn)
-			continue;
-		kind = classify_path(fn, rel, sizeof(rel), &prio);
-		if (kind == 1)
-			nmod++;
-		else if (kind >= 2) {	/* symvers or .config: facts about a kernel */
-			p->has_symvers = true;
-			if (a)
-				audit_sv_add(a, rel, prio, fn, p);
+			if (!S_ISREG(rpmfilesFMode(files, i)) ||
+			    (rpmfilesFFlags(files, i) & RPMFILE_GHOST))
+				continue;
+			fn = rpmfilesFN(files, i);
+			if (!fn)
+				continue;
+			kind = classify_path(fn, rel, sizeof(rel), &prio);
+			if (pass == 0 && kind == 1) {
+				nmod++;
+				p->oot_modules |= module_out_of_tree(fn);
+			} else if (pass == 1 && kind >= 2) {
+				p->has_symvers = true;
+				if (a && p->oot_modules)
+					cli_error("%s: %s: not used for kernel %s: the package also "
+						  "ships out-of-tree modules", p->file ? p->file : "?",
+						  fn, rel);
+				else if (a)
+					audit_sv_add(a, rel, prio, fn, p);
+			}
+			free(fn);
 		}
-		free(fn);
-	}
 	p->has_modules = nmod > 0;
 	return nmod;
 }

@@ -55,7 +55,7 @@ SYMVERS=$KBUILD/Module.symvers
 MODS=$T/mods
 OUT=${TG_MODULES_OUT:-tests/modules/out}
 mkdir -p "$MODS"
-need="gplok lve propplain propexp gplimp"
+need="gplok lve propplain propexp gplimp propgpl"
 have_all() { for m in $need; do [ -f "$1/$m.ko" ] || return 1; done; }
 TG_KERNEL=$KVER tests/modules/build.sh "$OUT" >"$T/kbuild.log" 2>&1 && have_all "$OUT" &&
 	for m in $need; do cp "$OUT/$m.ko" "$MODS/"; done
@@ -288,6 +288,30 @@ rc=$?
 check "package without modules next to a clean one: exit 0" test $rc -eq 0
 check "text output has the package summary and module details" \
 	sh -c "grep -q '^kmod-gplok-1.0-1.noarch: allow, 1 module' '$T/one.txt' && grep -q '^== kmod-gplok' '$T/one.txt' && grep -q '1 package without modules skipped' '$T/one.txt'"
+
+# A package cannot vouch for its own modules: its forged Module.symvers (GPL-only
+# ktime_get claimed plain EXPORT_SYMBOL) is not used; the host's table judges it.
+sed 's/\tktime_get\tvmlinux\tEXPORT_SYMBOL_GPL/\tktime_get\tvmlinux\tEXPORT_SYMBOL/' "$SYMVERS" >"$T/forged.symvers"
+mkdir -p "$T/forge"
+if mkpkg kmod-forge "Proprietary" w9.gzdio "$MODS/propgpl.ko:$EXTRA/propgpl.ko $T/forged.symvers:/usr/src/kernels/$KVER/Module.symvers"; then
+	mv "$T/repo/kmod-forge-1.0-1.noarch.rpm" "$T/forge/"
+	tg audit --format json "$T/forge/kmod-forge-1.0-1.noarch.rpm" >"$T/forge.json" 2>"$T/forge.err"
+	rc=$?
+	check "forged Module.symvers in a module package: not used, propgpl denied (exit $rc = 2)" \
+		python3 - "$T/forge.json" "$rc" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["packages"][0]
+assert sys.argv[2] == "2", sys.argv[2]
+assert p["action"] == "deny", p["action"]
+assert p["targets"][0]["symvers_source"] != "package", p["targets"]
+assert "ktime_get" in json.dumps(p["modules"][0]["refusal"]), p["modules"][0]["refusal"]
+EOF2
+	check "forged Module.symvers: the message names the file and why" \
+		grep -q "kmod-forge-1.0-1.noarch.rpm: /usr/src/kernels/$KVER/Module.symvers: not used for kernel $KVER: the package also ships out-of-tree modules" "$T/forge.err"
+else
+	notok "rpmbuild kmod-forge"
+fi
 
 # broken inputs
 head -c 4000 "$T/repo/kmod-gplok-1.0-1.noarch.rpm" >"$T/trunc.rpm"
