@@ -138,8 +138,6 @@ int rpm_scan_installed(struct audit *a);
  * release and prio set; configs sort after every symvers), 0 other.
  */
 int classify_path(const char *path, char *release, size_t rlen, int *prio);
-/* A module path outside /lib/modules/KVER/kernel/ (the kernel package's own tree)? */
-bool module_out_of_tree(const char *path);
 
 /* ------------------------------------------------------ pkg_repo.c */
 /* true if @dir contains repodata/repomd.xml */

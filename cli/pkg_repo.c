@@ -398,7 +398,7 @@ static void fl_end(void *c, const char *name, const char *text)
 
 		if (k == 1) {
 			x->modules = true;
-			x->oot |= module_out_of_tree(text);
+			x->oot |= !tg_kernel_path_in_tree(text);
 		} else if (k >= 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
 			x->svpaths = nv;
 			x->svpaths[x->n_sv++] = strdup(text);

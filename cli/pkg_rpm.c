@@ -112,20 +112,6 @@ const char *sig_status_name(enum sig_status s)
 
 /* ------------------------------------------------------------ paths */
 
-bool module_out_of_tree(const char *path)
-{
-	char rel[256];
-	const char *p = path;
-
-	if (tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0)
-		return true;
-	if (!strncmp(p, "/usr", 4))
-		p += 4;
-	/* "/lib/modules/" REL "/kernel/" */
-	return strncmp(p, "/lib/modules/", 13) || strncmp(p + 13, rel, strlen(rel)) ||
-	       strncmp(p + 13 + strlen(rel), "/kernel/", 8);
-}
-
 int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 {
 	const char *base = strrchr(path, '/');
@@ -221,7 +207,7 @@ static size_t scan_files(struct audit *a, rpmfiles files, struct audit_pkg *p)
 			kind = classify_path(fn, rel, sizeof(rel), &prio);
 			if (pass == 0 && kind == 1) {
 				nmod++;
-				p->oot_modules |= module_out_of_tree(fn);
+				p->oot_modules |= !tg_kernel_path_in_tree(fn);
 			} else if (pass == 1 && kind >= 2) {
 				p->has_symvers = true;
 				if (a && p->oot_modules)

@@ -312,6 +312,22 @@ int tg_kernel_symvers_place(const char *path, char *buf, size_t len)
 	return place_match(symvers_places, TG_ARRAY_SIZE(symvers_places), path, buf, len);
 }
 
+bool tg_kernel_path_in_tree(const char *path)
+{
+	const char *p = path, *rel, *slash;
+
+	if (!p)
+		return false;
+	if (!strncmp(p, "/usr/", 5))
+		p += 4;
+	if (strncmp(p, "/lib/modules/", 13))
+		return false;
+	rel = p + 13;
+	slash = strchr(rel, '/');
+	return slash && release_word_ok(rel, (size_t)(slash - rel)) &&
+	       !strncmp(slash, "/kernel/", 8);
+}
+
 /* First existing file of @pl[] for @release under @root; malloc'ed or NULL. */
 static char *find_first(const char *root, const struct kplace *pl, size_t n, const char *release)
 {

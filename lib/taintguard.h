@@ -296,6 +296,11 @@ int tg_kernel_release_from_path(const char *path, char *buf, size_t len);
 int tg_kernel_config_place(const char *path, char *buf, size_t len);
 /* The same for a kernel's export table (Module.symvers, symvers.gz, ...). */
 int tg_kernel_symvers_place(const char *path, char *buf, size_t len);
+/*
+ * Is @path inside a kernel package's own module tree
+ * ((/usr)/lib/modules/KVER/kernel/...), rather than extra/, updates/, /opt ...?
+ */
+bool tg_kernel_path_in_tree(const char *path);
 /* KVER from a vermagic string (its first word). */
 int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len);
 /* Search order for Module.symvers of @release under @root; path of the first found. */

@@ -87,6 +87,15 @@ drop:
 	free(buf);
 }
 
+/* A kernel file in a package that also ships out-of-tree modules: not used. */
+static void untrusted(const struct tgp_pkg *pkg, const char *path, char *rel, void *buf)
+{
+	rpmlog(RPMLOG_WARNING, "taintguard: %s: %s: not used for kernel %s: the package also ships "
+	       "out-of-tree modules\n", pkg->nevra, path, rel);
+	free(rel);
+	free(buf);
+}
+
 static bool is_elf(const void *buf, size_t len)
 {
 	return len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
@@ -295,7 +304,10 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 				free(rel);
 				continue;
 			}
-			add_config(st, pkg->nevra, path, rel, buf, len);
+			if (pkg->oot)
+				untrusted(pkg, path, rel, buf);
+			else
+				add_config(st, pkg->nevra, path, rel, buf, len);
 			continue;
 		}
 		rel = tgp_symvers_release(path);
@@ -321,7 +333,10 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 			msg = NULL;
 			continue;
 		}
-		add_symvers(st, pkg->nevra, path, buf, len);
+		if (!pkg->oot)
+			add_symvers(st, pkg->nevra, path, buf, len);
+		else if ((rel = tgp_symvers_release(path)) != NULL)
+			untrusted(pkg, path, rel, NULL);
 		if (tgp_candidate(path)) {
 			int r = tgp_module_from_mem(st, buf, len, path, &m, &msg);
 			if (r != 0)
@@ -352,7 +367,7 @@ exit:
  * How many candidate files the fsm will hand to fsm_file_prepare; *symvers:
  * the package carries a Module.symvers or .config (a kernel being installed).
  */
-static size_t count_candidates(rpmfiles files, bool *symvers)
+static size_t count_candidates(rpmfiles files, bool *symvers, bool *oot)
 {
 	size_t n = 0;
 	int fc = (int)rpmfilesFC(files);
@@ -370,6 +385,8 @@ static size_t count_candidates(rpmfiles files, bool *symvers)
 			rel = tgp_config_release(fn);
 		if (rel)
 			*symvers = true;	/* facts about a kernel: read them */
+		if (tgp_ko_suffix(fn) && !tg_kernel_path_in_tree(fn))
+			*oot = true;
 		if (tgp_candidate(fn) && S_ISREG(rpmfilesFMode(files, i)) &&
 		    !(rpmfilesFFlags(files, i) & RPMFILE_GHOST)) {
 			nl = rpmfilesFLinks(files, i, &links);
@@ -389,20 +406,21 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 
 	while ((te = rpmtsiNext(pi, TR_ADDED)) != NULL) {
 		rpmfiles files = rpmteFiles(te);
-		bool symvers = false;
+		bool symvers = false, oot = false;
 		size_t n;
 		struct tgp_pkg *pkg;
 		FD_t fd;
 
 		if (!files)
 			continue;
-		n = count_candidates(files, &symvers);
+		n = count_candidates(files, &symvers, &oot);
 		rpmfilesFree(files);
 		if (n == 0 && !symvers)
 			continue;	/* the common case: costs one pass over names */
 		pkg = tgp_pkg_add(st, te);
 		if (!pkg)
 			continue;
+		pkg->oot = oot;
 		pkg->bs_expected = n;
 		fd = rpmtsNotify(ts, te, RPMCALLBACK_INST_OPEN_FILE, 0, 0);
 		if (fd == NULL) {

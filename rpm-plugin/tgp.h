@@ -31,6 +31,8 @@ struct tgp_pkg {
 	bool psm_seen;		/* first psm_pre done */
 	bool refused;		/* we failed it */
 	bool recorded;		/* mark record written */
+	bool oot;		/* ships modules outside a kernel's own tree: its
+				   Module.symvers/.config are not used */
 	struct tgp_mod *mods;	/* modules read so far (freed after a prescan) */
 	size_t n_mods;
 	size_t bs_expected, bs_seen;

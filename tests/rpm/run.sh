@@ -352,6 +352,12 @@ rpmx -ivh "$(P tg-forge)"
 check "forged Module.symvers for the installed kernel is ignored: propgpl refused (exit $RC)" \
 	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-forge && grep -q 'propgpl.ko: module propgpl refused.*ktime_get' <<<\"\$0\"" "$OUT"
 
+# ... nor fill in a kernel that is not installed: a package cannot vouch for its own modules.
+mkroot nokernel
+rpmx -ivh --test "$(P tg-forge)"
+check "forged Module.symvers, kernel not installed: not used, named in a warning" \
+	bash -c "grep -q 'tg-forge-1.0-1.noarch: /usr/src/kernels/$K/Module.symvers: not used for kernel $K: the package also ships out-of-tree modules' <<<\"\$0\" && grep -q 'no symbol table' <<<\"\$0\"" "$OUT"
+
 # --- 9. --test reports and changes nothing -----------------------------------------
 mkroot
 rpmx -ivh --test "$(P tg-lve)" "$(P tg-prop)"

@@ -637,6 +637,15 @@ static void test_config_place(void **state)
 						 sizeof(rel)), -ENOENT);
 	assert_int_equal(tg_kernel_symvers_place("/lib/modules/6.1.0/symvers.bz2", rel,
 						 sizeof(rel)), -ENOENT);
+	/* a kernel package's own module tree, and what is not */
+	assert_true(tg_kernel_path_in_tree("/lib/modules/6.1.0-57-amd64/kernel/fs/ext4/ext4.ko"));
+	assert_true(tg_kernel_path_in_tree("/usr/lib/modules/6.8.5-301.fc40.x86_64/kernel/a.ko.xz"));
+	assert_false(tg_kernel_path_in_tree("/lib/modules/6.1.0-57-amd64/extra/lve.ko"));
+	assert_false(tg_kernel_path_in_tree("/lib/modules/6.1.0-57-amd64/updates/dkms/x.ko"));
+	assert_false(tg_kernel_path_in_tree("/lib/modules/modprobe.d/kernel/x.ko"));
+	assert_false(tg_kernel_path_in_tree("/opt/lib/modules/6.1.0/kernel/x.ko"));
+	assert_false(tg_kernel_path_in_tree("/lib/modules/6.1.0/kernelx/x.ko"));
+	assert_false(tg_kernel_path_in_tree(NULL));
 }
 
 /* A .config in memory (a kernel-devel being installed) beats the one on disk. */
