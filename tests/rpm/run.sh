@@ -456,6 +456,18 @@ check "records: marks is a file -> warning naming package and record, installed 
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'tg-prop-1.0-1.noarch: cannot write the mark record' <<<\"\$0\"" "$OUT"
 rpmx -e tg-prop
 check "records: erase works without a record (exit $RC)" bash -c "test $RC = 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop"
+# EIO when the record is committed (fsync), injected by a preloaded shim.
+if cc -shared -fPIC -o "$W/eio.so" tests/rpm/eio.c -ldl 2>"$W/cc-eio.log"; then
+	mkroot
+	LD_PRELOAD=$W/eio.so rpmx -ivh "$(P tg-prop)"
+	check "records: EIO on fsync -> warning with the cause, package installed (exit $RC)" \
+		bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'cannot write the mark record.*Input/output error' <<<\"\$0\"" "$OUT"
+	check "records: EIO leaves no partial record" test -z "$(ls "$R/var/lib/taintguard/marks" 2>/dev/null)"
+	rpmx -e tg-prop
+	check "records: erase after EIO works (exit $RC)" test "$RC" = 0
+else
+	nok "records: cannot build tests/rpm/eio.c: $(head -n 3 "$W/cc-eio.log")"
+fi
 mkroot
 mkdir -p "$R/var/lib/taintguard"
 if mount -t tmpfs -o size=64k tmpfs "$R/var/lib/taintguard" 2>/dev/null; then
