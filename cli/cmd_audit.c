@@ -133,8 +133,11 @@ int audit_sv_add(struct audit *a, const char *release, int prio, const char *pat
 {
 	int r = 0;
 
-	if (pkg && pkg->oot_modules)
-		return 0;	/* a package cannot vouch for its own modules */
+	if (pkg && pkg->oot_modules) {	/* a package cannot vouch for its own modules */
+		cli_error("%s: %s: not used for kernel %s: the package also ships out-of-tree "
+			  "modules", pkg->file ? pkg->file : "?", path, release);
+		return 0;
+	}
 	pthread_mutex_lock(&model_lock);
 	for (size_t i = 0; i < a->n_sv; i++)
 		if (a->sv[i].pkg == pkg && !strcmp(a->sv[i].path, path))

@@ -500,7 +500,7 @@ static void pr_end(void *c, const char *name, const char *text)
 		p->location = strdup(x->href);
 		p->name = x->name ? strdup(x->name) : NULL;
 		p->has_modules = h->modules;
-		p->has_symvers = h->symvers;
+		p->has_symvers = h->symvers && !h->oot;
 		p->oot_modules = h->oot;
 		if (x->base && strncmp(x->base, "file://", 7) && x->base[0] != '/') {
 			p->error = xasprintf("location %s%s is not local", x->base, x->href);
@@ -516,12 +516,7 @@ static void pr_end(void *c, const char *name, const char *text)
 			char rel[256];
 			int prio;
 
-			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) < 2)
-				continue;
-			if (h->oot)
-				cli_error("%s: %s: not used for kernel %s: the package also ships "
-					  "out-of-tree modules", p->file, h->svpaths[i], rel);
-			else
+			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) >= 2)
 				audit_sv_add(x->a, rel, prio, h->svpaths[i], p);
 		}
 	}

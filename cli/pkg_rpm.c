@@ -184,15 +184,18 @@ static bool header_signed(Header h)
 
 /*
  * Looks at the file list; records the kernel files (symvers, .config) it
- * carries, unless it also ships out-of-tree modules.  Returns module count.
+ * carries (audit_sv_add() refuses them from a package with out-of-tree
+ * modules, so those are registered after every module was seen).  Returns
+ * the module count.
  */
 static size_t scan_files(struct audit *a, rpmfiles files, struct audit_pkg *p)
 {
 	rpm_count_t fc = rpmfilesFC(files);
 	size_t nmod = 0;
+	bool kernel_files = false;
 
-	/* two passes: whether its kernel files count depends on all of its modules */
-	for (int pass = 0; pass < 2; pass++)
+	/* a second pass only for the rare package that carries kernel files */
+	for (int pass = 0; pass < 1 + kernel_files; pass++)
 		for (rpm_count_t i = 0; i < fc; i++) {
 			char rel[256];
 			int prio = 0, kind;
@@ -208,17 +211,15 @@ static size_t scan_files(struct audit *a, rpmfiles files, struct audit_pkg *p)
 			if (pass == 0 && kind == 1) {
 				nmod++;
 				p->oot_modules |= !tg_kernel_path_in_tree(fn);
-			} else if (pass == 1 && kind >= 2) {
-				p->has_symvers = true;
-				if (a && p->oot_modules)
-					cli_error("%s: %s: not used for kernel %s: the package also "
-						  "ships out-of-tree modules", p->file ? p->file : "?",
-						  fn, rel);
-				else if (a)
-					audit_sv_add(a, rel, prio, fn, p);
+			} else if (pass == 0 && kind >= 2) {
+				kernel_files = true;
+			} else if (pass == 1 && kind >= 2 && a) {
+				audit_sv_add(a, rel, prio, fn, p);
 			}
 			free(fn);
 		}
+	/* only usable kernel files make the payload worth streaming for them */
+	p->has_symvers = kernel_files && !p->oot_modules;
 	p->has_modules = nmod > 0;
 	return nmod;
 }
