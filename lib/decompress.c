@@ -10,6 +10,8 @@
 #include <lzma.h>
 #include <string.h>
 #include <zlib.h>
+/* ZSTD_getFrameHeader(): exported by Debian's libzstd.so since 1.3 */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -18,7 +20,7 @@
 /* liblzma's own memory use (dictionary) is capped separately from the output. */
 #define XZ_MEMLIMIT (256ull << 20)
 /* zstd: refuse frames that need a window above 2^27 (128 MiB) */
-#define ZSTD_WINDOWLOG_MAX 27
+#define TG_ZSTD_WINDOWLOG_MAX 27
 
 const char *tg_compression_name(enum tg_compression c)
 {
@@ -105,6 +107,45 @@ static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
 	return r;
 }
 
+/*
+ * The common case, one zstd frame whose header states its size (zstd(1) and
+ * kbuild always write it): decode in one call straight into a buffer of that
+ * size.  Streaming would decode through a window buffer as large as the
+ * module, allocated, faulted in and copied out again for every module.
+ * A header that lies about the size is caught by zstd itself: the decoded
+ * size must match it exactly.  Returns 1 when the input is not such a frame.
+ */
+static int decode_zstd_frame(const void *in, size_t inlen, struct outbuf *o)
+{
+	ZSTD_frameHeader fh;
+	ZSTD_DCtx *dc;
+	size_t ret;
+
+	if (ZSTD_getFrameHeader(&fh, in, inlen) != 0 || fh.frameType != ZSTD_frame ||
+	    fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    fh.frameContentSize == ZSTD_CONTENTSIZE_ERROR ||
+	    ZSTD_findFrameCompressedSize(in, inlen) != inlen)
+		return 1;
+	/* the same refusals as the streaming decoder below */
+	if (fh.windowSize > (1ull << TG_ZSTD_WINDOWLOG_MAX))
+		return -ENOMEM;
+	if (fh.frameContentSize > o->cap)
+		return -EFBIG;
+	o->p = malloc((size_t)fh.frameContentSize + 1);	/* +1: callers may NUL-terminate */
+	dc = ZSTD_createDCtx();
+	if (!o->p || !dc) {
+		ZSTD_freeDCtx(dc);
+		return -ENOMEM;
+	}
+	o->size = (size_t)fh.frameContentSize;
+	ret = ZSTD_decompressDCtx(dc, o->p, o->size, in, inlen);
+	ZSTD_freeDCtx(dc);
+	if (ZSTD_isError(ret) || ret != o->size)
+		return -EBADMSG;
+	o->len = ret;
+	return 0;
+}
+
 static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
@@ -114,7 +155,7 @@ static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
 
 	if (!ds)
 		return -ENOMEM;
-	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, TG_ZSTD_WINDOWLOG_MAX);
 	while (ib.pos < ib.size || ret != 0) {
 		ZSTD_outBuffer ob;
 
@@ -209,7 +250,9 @@ int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
 		r = decode_xz(in, inlen, &o);
 		break;
 	case TG_COMP_ZSTD:
-		r = decode_zstd(in, inlen, &o);
+		r = decode_zstd_frame(in, inlen, &o);
+		if (r == 1)
+			r = decode_zstd(in, inlen, &o);
 		break;
 	case TG_COMP_GZIP:
 		r = decode_gzip(in, inlen, &o);

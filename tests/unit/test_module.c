@@ -411,6 +411,71 @@ static void test_truncated_streams(void **state)
 	truncated(gzip_encode, TG_COMP_GZIP, true);
 }
 
+/*
+ * zstd is decoded in one call when the input is one frame stating its size,
+ * and streamed otherwise: both paths must give the same image, and a frame
+ * whose stated size is wrong is corrupt, never a shorter or padded image.
+ */
+static size_t zstd_fcs_offset(const unsigned char *c, size_t *fcs_len)
+{
+	static const size_t did[] = { 0, 1, 2, 4 };
+	unsigned fhd = c[4], single = (fhd >> 5) & 1;
+	static const size_t fcs[] = { 0, 2, 4, 8 };
+
+	*fcs_len = (fhd >> 6) == 0 ? single : fcs[fhd >> 6];
+	return 5 + (single ? 0 : 1) + did[fhd & 3];
+}
+
+static void test_zstd_frames(void **state)
+{
+	size_t len = 100000, clen, cap2, olen, fl, off;
+	unsigned char *in = malloc(len), *c, *two;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	struct tg_error err = { 0 };
+	void *out = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < len; i++)
+		in[i] = (unsigned char)(i * 7 / 13);
+	/* two frames back to back (the streamed path): one image of both */
+	c = zstd_encode(in, len, &clen);
+	cap2 = 2 * clen;
+	two = malloc(cap2);
+	memcpy(two, c, clen);
+	memcpy(two + clen, c, clen);
+	assert_int_equal(tg_decompress(TG_COMP_ZSTD, two, 2 * clen, 1u << 20, &out, &olen, "two", &err), 0);
+	assert_int_equal(olen, 2 * len);
+	assert_memory_equal(out, in, len);
+	assert_memory_equal((unsigned char *)out + len, in, len);
+	free(out);
+	/* a frame that does not state its size (streamed) */
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)));
+	clen = ZSTD_compress2(cc, two, cap2, in, len);
+	assert_false(ZSTD_isError(clen));
+	assert_int_equal(ZSTD_getFrameContentSize(two, clen), ZSTD_CONTENTSIZE_UNKNOWN);
+	assert_int_equal(tg_decompress(TG_COMP_ZSTD, two, clen, 1u << 20, &out, &olen, "nosize", &err), 0);
+	assert_int_equal(olen, len);
+	assert_memory_equal(out, in, len);
+	free(out);
+	/* the stated size off by one either way: corrupt */
+	clen = ZSTD_compress(two, cap2, in, len, 3);
+	off = zstd_fcs_offset(two, &fl);
+	assert_true(fl >= 2);
+	for (int d = -1; d <= 1; d += 2) {
+		memcpy(c, two, clen);
+		c[off] = (unsigned char)(c[off] + d);
+		assert_int_equal(tg_decompress(TG_COMP_ZSTD, c, clen, 1u << 20, &out, &olen, "liar", &err), -EBADMSG);
+		assert_null(out);
+		assert_non_null(strstr(err.msg, "liar: corrupt or truncated zstd"));
+	}
+	/* a stated size above the cap is refused before anything is decoded */
+	assert_int_equal(tg_decompress(TG_COMP_ZSTD, two, clen, len - 1, &out, &olen, "big", &err), -EFBIG);
+	ZSTD_freeCCtx(cc);
+	free(two);
+	free(c);
+	free(in);
+}
+
 /* ------------------------------------------------------- not a module / problems */
 
 static void test_not_elf(void **state)
@@ -576,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_ppc32_big_endian),
 		cmocka_unit_test(test_xz),
 		cmocka_unit_test(test_zstd),
+		cmocka_unit_test(test_zstd_frames),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_bombs),
 		cmocka_unit_test(test_truncated_streams),
