@@ -33,8 +33,8 @@ build_rpm() {
 	(cd "$SRC" && find . -name '*.ko' -type d -prune -o -name '*.ko' -print) | sed 's|^\./||' >"$OUT/list"
 	(cd "$SRC" && xargs -a "$OUT/list" -n1 dirname | sort -u | (cd "$stage" && xargs mkdir -p))
 	if [ "$c" = xz ]; then
-		# as kbuild's CONFIG_MODULE_COMPRESS_XZ does, one module per xz process
-		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'xz --check=crc32 -T1 -c "$1" >"$2/$1.xz"' _ {} "$stage")
+		# as kbuild's CONFIG_MODULE_COMPRESS_XZ does (scripts/Makefile.modinst), one module per process
+		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'xz --check=crc32 --lzma2=dict=1MiB -T1 -c "$1" >"$2/$1.xz"' _ {} "$stage")
 	else
 		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'zstd -q -T1 -c "$1" >"$2/$1.zst"' _ {} "$stage")
 	fi

@@ -44,6 +44,17 @@ void tg_strv_free_array(char **v, size_t n);
 char *tg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *tg_strdup0(const char *s);	/* strdup that passes NULL through */
 
+/*
+ * Strings that are freed together (strpool.c).  *pool starts NULL; the copy
+ * of @len bytes is NUL-terminated; NULL on ENOMEM.
+ */
+struct tg_strpool;
+char *tg_strpool_dup(struct tg_strpool **pool, const char *s, size_t len);
+void tg_strpool_free(struct tg_strpool *pool);
+
+/* A fast hash of @len bytes for open-addressing tables (keys are compared after it). */
+uint32_t tg_name_hash(const char *s, size_t len);
+
 /* Grow *arr (element size @elem) so that index @n fits; 0 or -ENOMEM. */
 int tg_grow(void *arr, size_t *cap, size_t n, size_t elem);
 

@@ -398,18 +398,11 @@ void tg_module_free(struct tg_module *m)
 	free(m->file_modname);
 	free(m->name);
 	tg_modinfo_free(m->modinfo, m->n_modinfo);
-	for (size_t i = 0; i < m->n_imports; i++)
-		free(m->imports[i].name);
 	free(m->imports);
-	for (size_t i = 0; i < m->n_versions; i++)
-		free(m->versions[i].name);
 	free(m->versions);
-	free(m->versions_by_name);
-	for (size_t i = 0; i < m->n_exports; i++) {
-		free(m->exports[i].name);
-		free(m->exports[i].ns);
-	}
+	free(m->versions_slots);
 	free(m->exports);
+	tg_strpool_free(m->strings);	/* every symbol name and namespace */
 	tg_signature_free(&m->sig);
 	tg_strv_free_array(m->problems, m->n_problems);
 	free(m);
@@ -432,21 +425,19 @@ bool tg_module_has(const struct tg_module *m, const char *key)
 
 bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
-	if (!m || !m->versions_by_name)
+	if (!m || !m->versions_slots)
 		return false;
-	/* lower bound: the first record with this name, in file order */
-	for (hi = m->n_versions; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* the table holds the first record of each name, as the kernel's linear search finds it */
+	for (i = tg_name_hash(sym, strlen(sym)) & m->versions_mask; m->versions_slots[i];
+	     i = (i + 1) & m->versions_mask) {
+		const struct tg_version *v = &m->versions[m->versions_slots[i] - 1];
 
-		if (strcmp(m->versions[m->versions_by_name[mid]].name, sym) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (!strcmp(v->name, sym)) {
+			*crc = v->crc;
+			return true;
+		}
 	}
-	if (lo == m->n_versions || strcmp(m->versions[m->versions_by_name[lo]].name, sym))
-		return false;
-	*crc = m->versions[m->versions_by_name[lo]].crc;
-	return true;
+	return false;
 }

@@ -67,7 +67,7 @@ static int add_import(struct tg_elf *e, size_t *cap, const char *name, bool weak
 	if (tg_grow(&m->imports, cap, m->n_imports, sizeof(*m->imports)) < 0)
 		return -ENOMEM;
 	imp = &m->imports[m->n_imports];
-	imp->name = strdup(name);
+	imp->name = tg_strpool_dup(&m->strings, name, strlen(name));
 	if (!imp->name)
 		return -ENOMEM;
 	imp->weak = weak;
@@ -113,7 +113,7 @@ static int add_export(struct tg_elf *e, size_t *cap, const GElf_Sym *s, const ch
 		return -ENOMEM;
 	x = &m->exports[m->n_exports];
 	memset(x, 0, sizeof(*x));
-	x->name = strdup(name);
+	x->name = tg_strpool_dup(&m->strings, name, strlen(name));
 	if (!x->name)
 		return -ENOMEM;
 	x->gpl_only = ksymtab_section_gpl(sec);
@@ -137,8 +137,7 @@ static int set_namespace(struct tg_elf *e, const GElf_Sym *s, const char *name)
 	size -= s->st_value;
 	if (!strnlen((const char *)p, size) || strnlen((const char *)p, size) == size)
 		return 0;	/* "" = no namespace; unterminated: ignore */
-	free(x->ns);
-	x->ns = strdup((const char *)p);
+	x->ns = tg_strpool_dup(&e->m->strings, (const char *)p, strlen((const char *)p));
 	return x->ns ? 0 : -ENOMEM;
 }
 
@@ -233,7 +232,7 @@ static int add_version(struct tg_elf *e, size_t *cap, const char *name, size_t m
 	if (tg_grow(&m->versions, cap, m->n_versions, sizeof(*m->versions)) < 0)
 		return -ENOMEM;
 	v = &m->versions[m->n_versions];
-	v->name = strndup(name, strnlen(name, maxlen));
+	v->name = tg_strpool_dup(&m->strings, name, strnlen(name, maxlen));
 	if (!v->name)
 		return -ENOMEM;
 	v->crc = crc;
@@ -287,31 +286,32 @@ static int read_extended(struct tg_elf *e, size_t ci, size_t ni)
 	return 0;
 }
 
-/* Sort by name; equal names keep file order, so a lookup finds the first as the kernel does. */
-static int cmp_version(const void *a, const void *b, void *ctx)
-{
-	const struct tg_version *v = ctx;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int c = strcmp(v[i].name, v[j].name);
-
-	return c ? c : (i > j) - (i < j);
-}
-
 /*
  * Every import looks up its CRC: a linear search would make big modules
- * (amdgpu: ~4,000 imports) quadratic.
+ * (amdgpu: ~4,000 imports) quadratic.  The hash keeps the first record of
+ * each name, the one the kernel's check_version() loop stops at.
  */
 static int index_versions(struct tg_module *m)
 {
+	size_t nslots = 16;
+
 	if (m->n_versions == 0)
 		return 0;
-	m->versions_by_name = malloc(m->n_versions * sizeof(*m->versions_by_name));
-	if (!m->versions_by_name)
+	while (nslots < m->n_versions * 2)
+		nslots *= 2;
+	m->versions_slots = calloc(nslots, sizeof(*m->versions_slots));
+	if (!m->versions_slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->n_versions; i++)
-		m->versions_by_name[i] = i;
-	qsort_r(m->versions_by_name, m->n_versions, sizeof(*m->versions_by_name), cmp_version,
-		m->versions);
+	m->versions_mask = nslots - 1;
+	for (size_t v = 0; v < m->n_versions; v++) {
+		const char *name = m->versions[v].name;
+		size_t i = tg_name_hash(name, strlen(name)) & m->versions_mask;
+
+		while (m->versions_slots[i] && strcmp(m->versions[m->versions_slots[i] - 1].name, name))
+			i = (i + 1) & m->versions_mask;
+		if (!m->versions_slots[i])
+			m->versions_slots[i] = (uint32_t)v + 1;
+	}
 	return 0;
 }
 

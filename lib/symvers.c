@@ -76,29 +76,6 @@ static bool is_export_word(const char *s)
 }
 
 /*
- * Hash of @len bytes at @s, eight at a time: the table is rebuilt on every
- * run and a byte-serial hash was a third of the load time.  Only the
- * distribution matters (the table holds indices, keys are compared).
- */
-static uint32_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, s, len);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	}
-	h ^= h >> 29;
-	return (uint32_t)h;
-}
-
-/*
  * modpost writes "0x%08x"; it reads the column back with strtoul(.., 16),
  * so the prefix is optional there, and so it is here.  Anything past 32 bits
  * or trailing garbage is a malformed line (modpost: "parse error").
@@ -267,7 +244,7 @@ static int symvers_parse(struct tg_symvers *sv, size_t len, const char *label,
 			if (why)
 				return tg_fail(err, -EINVAL, "%s:%zu: %s", label, lineno, why);
 			/* the name is f[1], ended where f[2] begins */
-			h = name_hash(ks->name, (size_t)(f[2] - f[1] - 1));
+			h = tg_name_hash(ks->name, (size_t)(f[2] - f[1] - 1));
 			if (table_insert(sv, (uint32_t)sv->n, h))
 				sv->n++;
 		}
@@ -408,7 +385,7 @@ const struct tg_ksym *tg_symvers_lookup(const struct tg_symvers *sv, const char 
 
 	if (!sv || !name)
 		return NULL;
-	for (i = name_hash(name, strlen(name)) & sv->mask; sv->slots[i]; i = (i + 1) & sv->mask) {
+	for (i = tg_name_hash(name, strlen(name)) & sv->mask; sv->slots[i]; i = (i + 1) & sv->mask) {
 		const struct tg_ksym *ks = &sv->syms[sv->slots[i] - 1];
 
 		if (!strcmp(ks->name, name))

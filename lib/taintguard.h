@@ -126,6 +126,8 @@ struct tg_signature {
 	char *hash_algo;	/* e.g. "sha256", NULL if unreadable */
 };
 
+struct tg_strpool;
+
 struct tg_module {
 	char *label;		/* path or caller-supplied label */
 	char *file_modname;	/* basename without .ko*, '-' -> '_' (NULL for memory) */
@@ -150,7 +152,8 @@ struct tg_module {
 	enum tg_versions_kind versions_kind;
 	struct tg_version *versions;	/* file order (the kernel's check_version() order) */
 	size_t n_versions;
-	size_t *versions_by_name;	/* internal: indices sorted by name, then file order */
+	uint32_t *versions_slots;	/* internal: hash of version names (index + 1, 0 = empty) */
+	size_t versions_mask;		/* internal: slots - 1 */
 
 	struct tg_export *exports;
 	size_t n_exports;
@@ -165,6 +168,8 @@ struct tg_module {
 	 */
 	char **problems;
 	size_t n_problems;
+
+	struct tg_strpool *strings;	/* internal: holds the import, export and version names */
 };
 
 int tg_module_open_path(const char *path, const struct tg_limits *lim,

@@ -40,6 +40,30 @@ char *tg_strdup0(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/*
+ * Hash of @len bytes at @s, eight at a time: the tables (Module.symvers, a
+ * module's version records) are rebuilt on every run and a byte-serial hash
+ * was a third of the symvers load time.  Only the distribution matters (the
+ * tables hold indices, keys are compared).
+ */
+uint32_t tg_name_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, s, len);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
 int tg_grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
 	void **p = arr;

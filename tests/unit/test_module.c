@@ -35,6 +35,7 @@ struct spec {
 	bool ext_versions;	/* add __version_ext_crcs + names */
 	bool ext_names_missing;	/* only the CRC table */
 	bool two_modinfo;
+	bool dup_version;	/* a third __versions record: ktime_get again, another CRC */
 };
 
 struct sec {
@@ -70,7 +71,7 @@ static unsigned char *build(const struct spec *sp, size_t *len)
 {
 	bool be = sp->data == ELFDATA2MSB, is64 = sp->cls == ELFCLASS64;
 	size_t word = is64 ? 8 : 4, tm_size = is64 ? 896 : 576, name_off = is64 ? 24 : 12;
-	unsigned char thismod[896] = { 0 }, versions[128] = { 0 }, crctab[4], ksymtab[12] = { 0 };
+	unsigned char thismod[896] = { 0 }, versions[192] = { 0 }, crctab[4], ksymtab[12] = { 0 };
 	unsigned char ext_crcs[8];
 	static const char ext_names[] = "module_layout\0ktime_get";
 	static const char strtab[] = "\0ktime_get\0weak_fn\0__ksymtab_my_export\0__crc_my_export\0"
@@ -100,6 +101,13 @@ static unsigned char *build(const struct spec *sp, size_t *len)
 	else
 		put32(versions + 64, 0xb43f9365, be);
 	strcpy((char *)versions + 64 + word, "ktime_get");
+	if (sp->dup_version) {
+		if (is64)
+			put64(versions + 128, 0xdeadbeef, be);
+		else
+			put32(versions + 128, 0xdeadbeef, be);
+		strcpy((char *)versions + 128 + word, "ktime_get");
+	}
 	put32(crctab, 0x12345678, be);
 	put32(ext_crcs, 0x11111111, be);
 	put32(ext_crcs + 4, 0x22222222, be);
@@ -132,7 +140,7 @@ static unsigned char *build(const struct spec *sp, size_t *len)
 	secs[nsec++] = (struct sec){ ".gnu.linkonce.this_module", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE,
 				     thismod, tm_size, ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__versions", SHT_PROGBITS, sp->versions_noalloc ? 0 : SHF_ALLOC,
-				     versions, sizeof(versions), ELF_T_BYTE, 0, 0 };
+				     versions, sp->dup_version ? 192 : 128, ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__ksymtab_gpl", SHT_PROGBITS, SHF_ALLOC, ksymtab, sizeof(ksymtab), ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__kcrctab_gpl", SHT_PROGBITS, SHF_ALLOC, crctab, sizeof(crctab), ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__ksymtab_strings", SHT_PROGBITS, SHF_ALLOC, kstrings, sizeof(kstrings), ELF_T_BYTE, 0, 0 };
@@ -553,6 +561,7 @@ static void test_versions_variants(void **state)
 	struct spec ext = { .cls = ELFCLASS64, .data = ELFDATA2MSB, .machine = EM_S390, .ext_versions = true };
 	struct spec half = { .cls = ELFCLASS64, .data = ELFDATA2LSB, .machine = EM_X86_64, .ext_versions = true,
 			     .ext_names_missing = true };
+	struct spec dup = { .cls = ELFCLASS64, .data = ELFDATA2LSB, .machine = EM_X86_64, .dup_version = true };
 	size_t len;
 	unsigned char *img;
 	struct tg_module *m;
@@ -578,6 +587,14 @@ static void test_versions_variants(void **state)
 	img = build(&half, &len);
 	m = open_ok(img, len, "h.ko");
 	assert_true(has_problem(m, "presence does not match"));
+	tg_module_free(m);
+	free(img);
+	/* a name recorded twice: check_version() stops at the first record */
+	img = build(&dup, &len);
+	m = open_ok(img, len, "d.ko");
+	assert_int_equal(m->n_versions, 3);
+	assert_true(tg_module_version_crc(m, "ktime_get", &crc));
+	assert_int_equal(crc, 0xb43f9365);
 	tg_module_free(m);
 	free(img);
 }
