@@ -84,7 +84,7 @@ all: $(TARGETS)
 PATHS_STAMP = $(B)/paths.stamp
 $(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR)' > $(PATHS_STAMP))
 
-$(B)/lib/%.o: lib/%.c lib/taintguard.h lib/internal.h $(PATHS_STAMP)
+$(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 

@@ -27,44 +27,29 @@
 const unsigned char *tg_elf_section(const struct tg_elf *e, size_t idx, GElf_Shdr *sh,
 				    size_t *size)
 {
-	GElf_Shdr tmp;
-	Elf_Scn *scn = elf_getscn(e->elf, idx);
-
-	if (!sh)
-		sh = &tmp;
-	if (!scn || !gelf_getshdr(scn, sh))
+	if (idx >= e->shnum)
 		return NULL;
-	if (sh->sh_type == SHT_NOBITS || !tg_in_bounds(e->len, sh->sh_offset, sh->sh_size))
+	if (sh)
+		*sh = e->sh[idx];
+	if (e->sh[idx].sh_type == SHT_NOBITS || !tg_in_bounds(e->len, e->sh[idx].sh_offset,
+							       e->sh[idx].sh_size))
 		return NULL;
 	if (size)
-		*size = sh->sh_size;
-	return e->img + sh->sh_offset;
+		*size = e->sh[idx].sh_size;
+	return e->img + e->sh[idx].sh_offset;
 }
 
 const char *tg_elf_section_name(const struct tg_elf *e, size_t idx)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(e->elf, idx);
-
-	if (!scn || !gelf_getshdr(scn, &sh))
-		return NULL;
-	/* elf_strptr checks the offset against the string table's bounds */
-	return elf_strptr(e->elf, e->shstrndx, sh.sh_name);
+	return idx < e->shnum ? e->names[idx] : NULL;
 }
 
 size_t tg_elf_find(const struct tg_elf *e, const char *name, bool need_alloc)
 {
 	for (size_t i = 1; i < e->shnum; i++) {
-		GElf_Shdr sh;
-		Elf_Scn *scn = elf_getscn(e->elf, i);
-		const char *n;
-
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (need_alloc && !(e->sh[i].sh_flags & SHF_ALLOC))
 			continue;
-		if (need_alloc && !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		n = elf_strptr(e->elf, e->shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name))
+		if (e->names[i] && !strcmp(e->names[i], name))
 			return i;
 	}
 	return 0;
@@ -152,6 +137,18 @@ static char *modname_from_label(const char *label)
 
 /* ------------------------------------------------------------ ELF structure */
 
+/* Names from the section name table when it is in bounds and ends with a NUL. */
+static void read_section_names(struct tg_elf *e)
+{
+	size_t size = 0;
+	const char *str = (const char *)tg_elf_section(e, e->shstrndx, NULL, &size);
+
+	if (!str || !size || str[size - 1] != '\0')
+		return;		/* check_sections() reports it; no section has a name */
+	for (size_t i = 0; i < e->shnum; i++)
+		e->names[i] = e->sh[i].sh_name < size ? str + e->sh[i].sh_name : NULL;
+}
+
 static int read_header(struct tg_elf *e, GElf_Ehdr *eh)
 {
 	struct tg_module *m = e->m;
@@ -178,14 +175,18 @@ static int read_header(struct tg_elf *e, GElf_Ehdr *eh)
 		return tg_fail(e->err, -E2BIG, "%s: %zu ELF sections exceed the limit of %u",
 			       e->label, e->shnum, e->lim->max_sections);
 	/* elfutils maps the table lazily: prove now that every header is readable */
+	e->sh = calloc(e->shnum ? e->shnum : 1, sizeof(*e->sh));
+	e->names = calloc(e->shnum ? e->shnum : 1, sizeof(*e->names));
+	if (!e->sh || !e->names)
+		return tg_fail(e->err, -ENOMEM, "%s: out of memory", e->label);
 	for (size_t i = 0; i < e->shnum; i++) {
-		GElf_Shdr sh;
 		Elf_Scn *scn = elf_getscn(e->elf, i);
 
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (!scn || !gelf_getshdr(scn, &e->sh[i]))
 			return tg_fail(e->err, -ENOEXEC, "%s: ELF section header %zu unreadable: %s",
 				       e->label, i, elf_errmsg(-1));
 	}
+	read_section_names(e);
 	if (eh->e_type != ET_REL)
 		tg_elf_problem(e, "not a relocatable object (ELF type %u), so not a kernel module",
 			       eh->e_type);
@@ -202,10 +203,7 @@ static int check_sections(struct tg_elf *e)
 	size_t n_symtab = 0;
 
 	for (size_t i = 1; i < e->shnum; i++) {
-		Elf_Scn *scn = elf_getscn(e->elf, i);
-
-		if (!scn || !gelf_getshdr(scn, &sh))
-			continue;
+		sh = e->sh[i];
 		if (sh.sh_type != SHT_NOBITS && !tg_in_bounds(e->len, sh.sh_offset, sh.sh_size))
 			tg_elf_problem(e, "section %zu (%s) lies outside the file", i,
 				       tg_elf_section_name(e, i) ?: "?");
@@ -312,6 +310,8 @@ static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
 	tg_strv_free(&e.problems);
 	if (e.elf)
 		elf_end(e.elf);
+	free(e.sh);
+	free(e.names);
 	free(image);
 	return r;
 }

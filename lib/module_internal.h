@@ -18,6 +18,14 @@ struct tg_elf {
 	size_t len;
 	bool is64, be;
 	size_t shnum, shstrndx;
+	/*
+	 * Every section header, read once (libelf would convert it on each
+	 * lookup), and every section name taken straight from the name table as
+	 * the kernel does (libelf refuses a table whose type is not SHT_STRTAB;
+	 * the kernel never looks at the type).  names[i] is NULL when out of bounds.
+	 */
+	GElf_Shdr *sh;
+	const char **names;
 	const char *label;
 	const struct tg_limits *lim;
 	struct tg_module *m;		/* being filled */

@@ -14,24 +14,27 @@
 #define KSTRTABNS_PREFIX "__kstrtabns_"
 #define CRC_PREFIX "__crc_"
 #define STARTS(s, lit) (!strncmp((s), (lit), sizeof(lit) - 1))
+/* every prefix above begins with "__": most names are rejected on two bytes */
+#define UNDERSCORED(s) ((s)[0] == '_' && (s)[1] == '_')
 
 /* The symbol table with its string table; n = 0 when unusable. */
 struct symtab {
 	Elf_Data *data;
 	size_t n;
-	size_t strndx;
+	const char *str;	/* the string table: starts and ends with NUL */
+	size_t strsize;
 };
 
 static int open_symtab(struct tg_elf *e, struct symtab *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 1; i < e->shnum; i++) {
-		Elf_Scn *scn = elf_getscn(e->elf, i);
-		GElf_Shdr sh;
+		Elf_Scn *scn;
+		GElf_Shdr sh = e->sh[i];
 		size_t strsize;
 		const unsigned char *str;
 
-		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (sh.sh_type != SHT_SYMTAB || !(scn = elf_getscn(e->elf, i)))
 			continue;
 		if (!tg_in_bounds(e->len, sh.sh_offset, sh.sh_size))
 			return 0;	/* already a problem */
@@ -48,15 +51,17 @@ static int open_symtab(struct tg_elf *e, struct symtab *st)
 		if (st->n > e->lim->max_symbols)
 			return tg_fail(e->err, -E2BIG, "%s: %zu symbols exceed the limit of %u",
 				       e->label, st->n, e->lim->max_symbols);
-		st->strndx = sh.sh_link;
+		st->str = (const char *)str;
+		st->strsize = strsize;
 		return 0;
 	}
 	return 0;
 }
 
-static const char *sym_name(const struct tg_elf *e, const struct symtab *st, const GElf_Sym *s)
+/* As the kernel reads names: an offset into the string table, whatever its section type. */
+static const char *sym_name(const struct symtab *st, const GElf_Sym *s)
 {
-	return elf_strptr(e->elf, st->strndx, s->st_name);
+	return s->st_name < st->strsize ? st->str + s->st_name : NULL;
 }
 
 static int add_import(struct tg_elf *e, size_t *cap, const char *name, bool weak, bool common)
@@ -178,20 +183,21 @@ static int scan_symbols(struct tg_elf *e, const struct symtab *st)
 		const char *name;
 		unsigned bind;
 
-		if (!gelf_getsym(st->data, (int)i, &s) || !(name = sym_name(e, st, &s)) || !*name)
+		if (!gelf_getsym(st->data, (int)i, &s) || !(name = sym_name(st, &s)) || !*name)
 			continue;
 		bind = GELF_ST_BIND(s.st_info);
 		if ((s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_COMMON) &&
 		    (bind == STB_GLOBAL || bind == STB_WEAK))
 			r = add_import(e, &icap, name, bind == STB_WEAK, s.st_shndx == SHN_COMMON);
-		else if (STARTS(name, KSYMTAB_PREFIX) && s.st_shndx < e->shnum)
+		else if (UNDERSCORED(name) && STARTS(name, KSYMTAB_PREFIX) && s.st_shndx < e->shnum)
 			r = add_export(e, &xcap, &s, name + sizeof(KSYMTAB_PREFIX) - 1);
 	}
 	for (size_t i = 1; i < st->n && r == 0; i++) {
 		GElf_Sym s;
 		const char *name;
 
-		if (!gelf_getsym(st->data, (int)i, &s) || !(name = sym_name(e, st, &s)))
+		if (!gelf_getsym(st->data, (int)i, &s) || !(name = sym_name(st, &s)) ||
+		    !UNDERSCORED(name))
 			continue;
 		if (STARTS(name, KSTRTABNS_PREFIX))
 			r = set_namespace(e, &s, name + sizeof(KSTRTABNS_PREFIX) - 1);

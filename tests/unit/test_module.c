@@ -36,6 +36,7 @@ struct spec {
 	bool ext_names_missing;	/* only the CRC table */
 	bool two_modinfo;
 	bool dup_version;	/* a third __versions record: ktime_get again, another CRC */
+	bool strtabs_progbits;	/* .strtab and .shstrtab typed SHT_PROGBITS */
 };
 
 struct sec {
@@ -144,7 +145,7 @@ static unsigned char *build(const struct spec *sp, size_t *len)
 	secs[nsec++] = (struct sec){ "__ksymtab_gpl", SHT_PROGBITS, SHF_ALLOC, ksymtab, sizeof(ksymtab), ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__kcrctab_gpl", SHT_PROGBITS, SHF_ALLOC, crctab, sizeof(crctab), ELF_T_BYTE, 0, 0 };
 	secs[nsec++] = (struct sec){ "__ksymtab_strings", SHT_PROGBITS, SHF_ALLOC, kstrings, sizeof(kstrings), ELF_T_BYTE, 0, 0 };
-	secs[nsec++] = (struct sec){ ".strtab", SHT_STRTAB, 0, strtab, sizeof(strtab), ELF_T_BYTE, 0, 0 };
+	secs[nsec++] = (struct sec){ ".strtab", sp->strtabs_progbits ? SHT_PROGBITS : SHT_STRTAB, 0, strtab, sizeof(strtab), ELF_T_BYTE, 0, 0 };
 	if (!sp->no_symtab)
 		secs[nsec++] = (struct sec){ ".symtab", SHT_SYMTAB, 0, is64 ? (void *)sym64 : (void *)sym32,
 					     is64 ? sizeof(sym64) : sizeof(sym32), ELF_T_SYM, S_STRTAB,
@@ -198,7 +199,7 @@ static unsigned char *build(const struct spec *sp, size_t *len)
 			d->d_size = shstr_len;
 			d->d_type = ELF_T_BYTE;
 			d->d_align = 1;
-			sh.sh_type = SHT_STRTAB;
+			sh.sh_type = sp->strtabs_progbits ? SHT_PROGBITS : SHT_STRTAB;
 			eh.e_shstrndx = (uint16_t)elf_ndxscn(scn);
 		}
 		gelf_update_shdr(scn, &sh);
@@ -555,6 +556,25 @@ static void test_structure_problems(void **state)
 	free(img);
 }
 
+/*
+ * The kernel takes names from the tables sh_link and e_shstrndx point at,
+ * whatever their type; libelf's elf_strptr() would refuse them and a module
+ * would read as importing nothing.
+ */
+static void test_string_tables_any_type(void **state)
+{
+	struct spec sp = { .cls = ELFCLASS64, .data = ELFDATA2LSB, .machine = EM_X86_64,
+			   .strtabs_progbits = true };
+	size_t len;
+	unsigned char *img = build(&sp, &len);
+	struct tg_module *m = open_ok(img, len, "p.ko");
+
+	(void)state;
+	expect_synth(m, "x86_64", 64, false);
+	tg_module_free(m);
+	free(img);
+}
+
 static void test_versions_variants(void **state)
 {
 	struct spec noalloc = { .cls = ELFCLASS64, .data = ELFDATA2LSB, .machine = EM_X86_64, .versions_noalloc = true };
@@ -665,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncated_elf),
 		cmocka_unit_test(test_structure_problems),
+		cmocka_unit_test(test_string_tables_any_type),
 		cmocka_unit_test(test_versions_variants),
 		cmocka_unit_test(test_signature_trailers),
 	};
