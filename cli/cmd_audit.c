@@ -1135,6 +1135,8 @@ int cmd_audit(int argc, char **argv)
 		if (p->action > worst)
 			worst = p->action;
 	}
+	/* one lock for the whole report: stdio would take it per character otherwise */
+	flockfile(stdout);
 	if (a.excludes)
 		r = report_excludes(&a, stdout);
 	else if (a.o.format == FMT_JSON)
@@ -1145,6 +1147,7 @@ int cmd_audit(int argc, char **argv)
 		r = report_sarif(&a, stdout);
 	else
 		r = report_text(&a, stdout);
+	funlockfile(stdout);
 	if (r < 0 || fflush(stdout) != 0) {
 		cli_error("write error on standard output");
 		goto out;

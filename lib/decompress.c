@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <string.h>
 #include <zlib.h>
 /* ZSTD_getFrameHeader(): exported by Debian's libzstd.so since 1.3 */
@@ -108,6 +109,47 @@ static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
 }
 
 /*
+ * Decompression contexts kept for the next module: creating one per module
+ * cost more than reading most modules' symbols.  A few are enough (one per
+ * thread decoding at the same time); they are freed when the library is
+ * unloaded or the process exits.
+ */
+#define DCTX_CACHE 16
+static pthread_mutex_t dctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static ZSTD_DCtx *dctx_cache[DCTX_CACHE];
+static size_t n_dctx;
+
+static ZSTD_DCtx *dctx_get(void)
+{
+	ZSTD_DCtx *dc = NULL;
+
+	pthread_mutex_lock(&dctx_lock);
+	if (n_dctx)
+		dc = dctx_cache[--n_dctx];
+	pthread_mutex_unlock(&dctx_lock);
+	return dc ? dc : ZSTD_createDCtx();
+}
+
+static void dctx_put(ZSTD_DCtx *dc)
+{
+	if (!dc)
+		return;
+	pthread_mutex_lock(&dctx_lock);
+	if (n_dctx < DCTX_CACHE) {
+		dctx_cache[n_dctx++] = dc;
+		dc = NULL;
+	}
+	pthread_mutex_unlock(&dctx_lock);
+	ZSTD_freeDCtx(dc);
+}
+
+__attribute__((destructor)) static void dctx_cache_free(void)
+{
+	while (n_dctx)
+		ZSTD_freeDCtx(dctx_cache[--n_dctx]);
+}
+
+/*
  * The common case, one zstd frame whose header states its size (zstd(1) and
  * kbuild always write it): decode in one call straight into a buffer of that
  * size.  Streaming would decode through a window buffer as large as the
@@ -132,14 +174,15 @@ static int decode_zstd_frame(const void *in, size_t inlen, struct outbuf *o)
 	if (fh.frameContentSize > o->cap)
 		return -EFBIG;
 	o->p = malloc((size_t)fh.frameContentSize + 1);	/* +1: callers may NUL-terminate */
-	dc = ZSTD_createDCtx();
+	dc = dctx_get();
 	if (!o->p || !dc) {
-		ZSTD_freeDCtx(dc);
+		dctx_put(dc);
 		return -ENOMEM;
 	}
 	o->size = (size_t)fh.frameContentSize;
+	/* a whole-frame decode resets the context's session first: nothing carries over */
 	ret = ZSTD_decompressDCtx(dc, o->p, o->size, in, inlen);
-	ZSTD_freeDCtx(dc);
+	dctx_put(dc);
 	if (ZSTD_isError(ret) || ret != o->size)
 		return -EBADMSG;
 	o->len = ret;

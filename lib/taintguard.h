@@ -479,6 +479,8 @@ struct tg_verdict {
 	char *justification;
 	char **reasons;		/* human-readable, most important first */
 	size_t n_reasons;
+
+	struct tg_strpool *strings;	/* internal: holds the gpl_only_imports names */
 };
 void tg_verdict_free_contents(struct tg_verdict *v);
 

@@ -145,15 +145,24 @@ int tg_verdict_add_reason(struct tg_verdict *v, const char *fmt, ...)
 	return r;
 }
 
+/*
+ * A module may import thousands of GPL-only symbols: the list grows by
+ * doubling (capacity 4, then the count when it reaches a power of two) and the
+ * names share the verdict's string pool.
+ */
 int tg_verdict_add_gpl_import(struct tg_verdict *v, const char *sym)
 {
-	char **nv = realloc(v->gpl_only_imports, (v->n_gpl_only_imports + 1) * sizeof(char *));
+	size_t n = v->n_gpl_only_imports;
 
-	if (!nv)
-		return -ENOMEM;
-	v->gpl_only_imports = nv;
-	nv[v->n_gpl_only_imports] = strdup(sym);
-	if (!nv[v->n_gpl_only_imports])
+	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
+		char **nv = realloc(v->gpl_only_imports, (n ? n * 2 : 4) * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		v->gpl_only_imports = nv;
+	}
+	v->gpl_only_imports[n] = tg_strpool_dup(&v->strings, sym, strlen(sym));
+	if (!v->gpl_only_imports[n])
 		return -ENOMEM;
 	v->n_gpl_only_imports++;
 	return 0;
@@ -188,7 +197,8 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 		free(v->flags[i].remedy);
 	}
 	free(v->flags);
-	tg_strv_free_array(v->gpl_only_imports, v->n_gpl_only_imports);
+	free(v->gpl_only_imports);	/* the names are in v->strings */
+	tg_strpool_free(v->strings);
 	tg_strv_free_array(v->notes, v->n_notes);
 	free(v->rule);
 	free(v->justification);
