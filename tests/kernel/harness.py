@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Host side of the taintguard kernel test (tests/kernel/run.sh drives it).
 
-  harness.py plan CASES MODDIR ROOT PLAN KVER
+  harness.py plan CASES MODDIR ROOT PLAN KVER [ENFORCE_CASES]
       Read cases.tsv, add the distribution's own modules as extra cases, lay out
       the initramfs tree ROOT/tg (modules + one load script per case) and write
-      PLAN (JSON: one entry per boot).
+      PLAN (JSON: one entry per boot).  Cases of ENFORCE_CASES boot with
+      module.sig_enforce=1; the extra kernel arguments of boot N are written to
+      PLANDIR/append/N.
   harness.py vmlinux BZIMAGE OUT
       Extract the uncompressed ELF vmlinux from a bzImage (for PVH direct boot,
       which skips the slow in-guest decompression under TCG).
-  harness.py compare PLAN LOGDIR TASKGUARD KVER
+  harness.py compare PLAN LOGDIR TASKGUARD KVER MODDIR
       Parse the serial logs, decode the taint masks and compare what the kernel
-      did with cases.tsv and with `taintguard check --format json`.  Prints one
+      did with cases.tsv and with `taintguard check --format json` (given, for
+      enforcing boots, the target's .config with CONFIG_MODULE_SIG_FORCE=y).  Prints one
       "ok"/"not ok" line per case and "N passed, N failed"; exit 1 on failure.
 """
 import errno
@@ -152,7 +155,11 @@ def intree_closure(names, idx):
     return order
 
 
-def cmd_plan(cases_path, moddir, root, plan_path, kver):
+# What the enforcing boots add to the kernel command line.
+ENFORCE_APPEND = "module.sig_enforce=1"
+
+
+def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
     base, idx = intree_index(kver)
     tg = os.path.join(root, "tg")
     mdir = os.path.join(tg, "m")
@@ -164,8 +171,10 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver):
         "*.o", "*.c", "*.h", "*.cmd", "*.mod", "*.mod.c", "Makefile", "Kbuild",
         "modules.order", "Module.symvers", ".tmp_versions", ".*"))
     plan, intree = [], set()
-    cases = read_cases(cases_path)
-    for c in cases:
+    cases = [(c, False) for c in read_cases(cases_path)]
+    if enforce_path:
+        cases += [(c, True) for c in read_cases(enforce_path)]
+    for c, enforce in cases:
         pre = [p for p in c.get("preload", "-").split(",") if p not in ("", "-")]
         files = pre + [c["file"]]
         own = {modname_of_path(p) for p in files}
@@ -178,7 +187,7 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver):
                      if d.replace("-", "_") not in own]
         deps = intree_closure(deps, idx)
         plan.append({"case": c["case"], "file": c["file"], "preload": pre,
-                     "intree": deps, "expect": c, "dist": False})
+                     "intree": deps, "expect": c, "dist": False, "sig_enforce": enforce})
     for n in DIST_MODULES:
         if n not in idx:
             continue
@@ -190,9 +199,14 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver):
                                 "kernel_taint": "none", "refusal": "-", "refusal_errno": "-",
                                 "refusal_symbol": "-", "action": "allow"}})
         intree.add(rel)
+    adir = os.path.join(os.path.dirname(os.path.abspath(plan_path)), "append")
+    shutil.rmtree(adir, ignore_errors=True)
+    os.makedirs(adir)
     for i, p in enumerate(plan):
         p["idx"] = i
         intree.update(p["intree"])
+        with open(os.path.join(adir, str(i)), "w") as f:
+            f.write(ENFORCE_APPEND if p.get("sig_enforce") else "")
         with open(os.path.join(cdir, str(i)), "w") as f:
             for d in p["intree"]:
                 f.write("dep intree/%s\n" % d)
@@ -297,8 +311,20 @@ def observe(plan_entry, log):
     return o
 
 
-def taintguard(tg, kver, files, target):
+def sig_force_config(kver, outdir):
+    """The target's .config as a kernel built with CONFIG_MODULE_SIG_FORCE=y would have it."""
+    path = os.path.join(outdir, "config-%s-sig-force" % kver)
+    lines = [l for l in open("/boot/config-%s" % kver).read().splitlines()
+             if not re.match(r"(# )?CONFIG_MODULE_SIG_FORCE[= ]", l)]
+    with open(path, "w") as f:
+        f.write("\n".join(lines + ["CONFIG_MODULE_SIG_FORCE=y"]) + "\n")
+    return path
+
+
+def taintguard(tg, kver, files, target, config=None):
     cmd = [tg, "check", "--format", "json", "--kernel", kver] + files + [target]
+    if config:
+        cmd[4:4] = ["--config", config]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -321,6 +347,9 @@ def fmt_side(loads, mt, kt, err, syms):
 
 def cmd_compare(plan_path, logdir, tg, kver, moddir):
     plan = json.load(open(plan_path))
+    force_cfg = None
+    if any(p.get("sig_enforce") for p in plan):
+        force_cfg = sig_force_config(kver, os.path.dirname(os.path.abspath(plan_path)))
     passed = failed = 0
     table = []
     findings = []
@@ -367,7 +396,7 @@ def cmd_compare(plan_path, logdir, tg, kver, moddir):
         else:
             target = os.path.join(moddir, p["file"])
             files = [os.path.join(moddir, x) for x in p["preload"]]
-        v, verr = taintguard(tg, kver, files, target)
+        v, verr = taintguard(tg, kver, files, target, force_cfg if p.get("sig_enforce") else None)
         tg_side = None
         tg_diff = []
         if v is not None and v.get("error"):
@@ -444,7 +473,7 @@ def cmd_compare(plan_path, logdir, tg, kver, moddir):
 
 def main():
     a = sys.argv[1:]
-    if a and a[0] == "plan" and len(a) == 6:
+    if a and a[0] == "plan" and len(a) in (6, 7):
         return cmd_plan(*a[1:]) or 0
     if a and a[0] == "vmlinux" and len(a) == 3:
         return cmd_vmlinux(*a[1:])

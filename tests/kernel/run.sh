@@ -4,7 +4,8 @@
 # kernel did, and compare it with tests/modules/cases.tsv and with
 # `taintguard check --format json`.  See tests/kernel/README.md.
 #
-# Usage: tests/kernel/run.sh [--cases FILE] [--modules DIR] [--out DIR]
+# Usage: tests/kernel/run.sh [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]
+#   (--enforce-cases "" skips the boots with module.sig_enforce=1)
 # Environment: B (build dir, default build), TG_KVER (default: the newest /lib/modules/*),
 #   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
 #   TG_BOOT (pvh|bzimage, default pvh when the kernel supports it),
@@ -15,15 +16,17 @@ TOP=$PWD
 B=${B:-build}
 KVER=${TG_KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
 CASES=tests/modules/cases.tsv
+ENFORCE_CASES=tests/kernel/cases-sig-enforce.tsv
 MODS=tests/modules/out
 OUT=tests/out/kernel
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) CASES=$2; shift 2 ;;
+	--enforce-cases) ENFORCE_CASES=$2; shift 2 ;;
 	--modules) MODS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [--cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
+	-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
 JOBS=${TG_JOBS:-$(nproc)}
@@ -81,7 +84,7 @@ ROOT=$OUT/root
 
 # ---- initramfs: busybox, kmod's insmod (+ its shared libraries), /init, modules
 mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,lib,lib64}
-python3 tests/kernel/harness.py plan "$CASES" "$MODS" "$ROOT" "$OUT/plan.json" "$KVER" ||
+python3 tests/kernel/harness.py plan "$CASES" "$MODS" "$ROOT" "$OUT/plan.json" "$KVER" $ENFORCE_CASES ||
 	bail "cannot plan the cases"
 cp "$BUSYBOX" "$ROOT/bin/busybox"
 for a in $("$BUSYBOX" --list); do
@@ -118,8 +121,10 @@ fi
 
 # boot ACCEL IDX LOG TIMEOUT: one guest running case IDX; serial log to LOG.
 # ACCEL: tcg, kvm (-cpu host) or kvm-default (QEMU's default CPU model).
+# The plan may add kernel arguments for the boot (module.sig_enforce=1).
 boot() {
-	local accel=$1 idx=$2 log=$3 tmo=$4 opt p rc
+	local accel=$1 idx=$2 log=$3 tmo=$4 opt p rc extra=
+	[ -f "$OUT/append/$idx" ] && extra=$(cat "$OUT/append/$idx")
 	case $accel in
 	kvm) opt="-accel kvm -cpu host" ;;
 	kvm-default) opt="-accel kvm" ;;
@@ -127,7 +132,7 @@ boot() {
 	esac
 	setsid timeout -k 5 "$tmo" qemu-system-x86_64 $opt -m 512 -smp 1 \
 		-nographic -no-reboot -net none -kernel "$KERNEL" -initrd "$OUT/initrd.cpio" \
-		-append "console=ttyS0 quiet panic=-1 tgcase=$idx" </dev/null >"$log" 2>&1 &
+		-append "console=ttyS0 quiet panic=-1 tgcase=$idx${extra:+ $extra}" </dev/null >"$log" 2>&1 &
 	p=$!
 	: >"$PIDDIR/$p"
 	wait "$p" 2>/dev/null; rc=$?
