@@ -118,6 +118,11 @@ FAKE_REL=9.9.9-tg
 # Licence edits (modpost refuses these forms at build time).
 me "$OUT/propgpl.ko" set-modinfo license MIT
 me "$OUT/nolic.ko" del-modinfo license
+# String tables retyped SHT_PROGBITS: the loader reads names through sh_link and
+# e_shstrndx whatever the type (libelf's elf_strptr() would not).
+me "$OUT/strtabprog.ko" set-modinfo license MIT
+me "$OUT/strtabprog.ko" set-progbits .strtab
+me "$OUT/shstrprog.ko" set-progbits .shstrtab
 # Namespace import removed (modpost refuses a missing import).
 me "$OUT/nsmiss.ko" del-modinfo import_ns
 # modversions / vermagic edits.
@@ -297,4 +302,4 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig; signed: signedown; renamed: notlve.ko"
+note "edited: propgpl nolic strtabprog shstrprog nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig; signed: signedown; renamed: notlve.ko"

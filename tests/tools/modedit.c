@@ -18,6 +18,10 @@
  *   modedit FILE clear-alloc SECTION      clear SHF_ALLOC in SECTION's header
  *                                          (kmod --force-modversion does this to
  *                                          __versions; the loader then ignores it)
+ *   modedit FILE set-progbits SECTION     retype SECTION as SHT_PROGBITS (a string
+ *                                          table the loader still reads by sh_link /
+ *                                          e_shstrndx; libelf's elf_strptr() refuses
+ *                                          it; modedit finds sections without it)
  *   modedit FILE flip-crc SYMBOL          invert the low 32 bits of SYMBOL's CRC
  *                                          in __versions
  *   modedit FILE append-bogus-sig         append a module signature trailer whose
@@ -94,17 +98,18 @@ static void mod_close(struct mod *m)
 }
 
 /* Section by name; returns its index (0 when absent). */
+/* Names straight from the e_shstrndx section, whatever its type (set-progbits may have retyped it). */
 static size_t find_section(struct mod *m, const char *name, GElf_Shdr *sh)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *strscn = elf_getscn(m->elf, m->shstrndx);
+	Elf_Data *str = strscn ? elf_rawdata(strscn, NULL) : NULL;
 
+	if (!str || !str->d_size || ((const char *)str->d_buf)[str->d_size - 1])
+		die("section name table unreadable");
 	while ((scn = elf_nextscn(m->elf, scn))) {
-		const char *n;
-
 		if (!gelf_getshdr(scn, sh))
 			die("section header: %s", elf_errmsg(-1));
-		n = elf_strptr(m->elf, m->shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
+		if (sh->sh_name < str->d_size && !strcmp((const char *)str->d_buf + sh->sh_name, name))
 			return elf_ndxscn(scn);
 	}
 	return 0;
@@ -253,6 +258,23 @@ static void clear_alloc(struct mod *m, const char *name)
 	}
 }
 
+/* sh_type: an Elf32_Word at offset 4 in both Elf32_Shdr and Elf64_Shdr. */
+static void set_progbits(struct mod *m, const char *name)
+{
+	GElf_Shdr sh;
+	size_t idx = find_section(m, name, &sh);
+	Elf32_Word t = SHT_PROGBITS, out;
+	Elf_Data src = { .d_buf = &t, .d_type = ELF_T_WORD, .d_size = sizeof(t),
+			 .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
+
+	if (!idx)
+		die("no section %s", name);
+	if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+		die("xlate: %s", elf_errmsg(-1));
+	write_at(m, &out, sizeof(out), m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 4);
+}
+
 /*
  * __versions = array of struct modversion_info { unsigned long crc;
  * char name[64 - sizeof(unsigned long)]; }: 64-byte records on both
@@ -333,8 +355,9 @@ static void usage(void)
 		"       %s FILE set-modinfo KEY VALUE\n"
 		"       %s FILE del-modinfo KEY\n"
 		"       %s FILE clear-alloc SECTION\n"
+		"       %s FILE set-progbits SECTION\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog);
+		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -367,6 +390,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "clear-alloc") && argc == 4) {
 		mod_open(&m, 1);
 		clear_alloc(&m, argv[3]);
+	} else if (!strcmp(cmd, "set-progbits") && argc == 4) {
+		mod_open(&m, 1);
+		set_progbits(&m, argv[3]);
 	} else if (!strcmp(cmd, "flip-crc") && argc == 4) {
 		mod_open(&m, 1);
 		flip_crc(&m, argv[3]);
