@@ -20,6 +20,12 @@ K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
 KBUILD=/lib/modules/$K/build
 POLICY=$REPO/policy/default.yaml
 SPEC=$REPO/tests/rpm/specs/tgtest.spec
+# TG_RPM_PREFIX: run everything against another rpm unpacked below that prefix
+# (tests/rpm/compat.sh: Debian 11's rpm 4.16, as on EL9), with TG_PLUGDIR
+# holding the plugin built against it.  Packages are still built by this
+# system's rpmbuild; every "rpm" below is that rpm.
+RPM_PREFIX=${TG_RPM_PREFIX:-}
+RPM_LIBDIR=$RPM_PREFIX/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
 pass=0
 fail=0
@@ -76,6 +82,20 @@ done
 
 W=$(mktemp -d /tmp/tg-rpmtest.XXXXXX)
 trap 'rm -rf "$W"' EXIT
+if [ -n "$RPM_PREFIX" ]; then
+	[ -x "$RPM_PREFIX/usr/bin/rpm" ] || bail "no rpm in TG_RPM_PREFIX=$RPM_PREFIX"
+	mkdir -p "$W/bin"
+	# its own rpmrc and macro files too (the system's 4.18 macros use tags 4.16 lacks)
+	cfg=$RPM_PREFIX/usr/lib/rpm
+	for t in rpm rpmdb; do
+		printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s --rcfile %s --macros %s "$@"\n' "$RPM_LIBDIR" \
+			"$RPM_PREFIX/usr/bin/$t" "$cfg/rpmrc" \
+			"$cfg/macros:$cfg/macros.d/macros.*:$cfg/platform/%{_target}/macros" >"$W/bin/$t"
+		chmod 755 "$W/bin/$t"
+	done
+	PATH=$W/bin:$PATH
+	echo "# rpm under test: $(rpm --version) ($RPM_PREFIX), plugin from $PLUGDIR"
+fi
 TOP=$W/rpmbuild
 RPMS=$TOP/RPMS/noarch
 MD=/lib/modules/$K/extra
@@ -112,7 +132,7 @@ mkroot() {
 		ln -s "/usr/src/linux-headers-$K" "$R/lib/modules/$K/build"
 		[ -f "/boot/config-$K" ] && mkdir -p "$R/boot" && cp "/boot/config-$K" "$R/boot/"
 	fi
-	rpm --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null
+	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null	# rpm < 4.18 has no rpm --initdb
 }
 
 # rpmx ARGS...: rpm on $R with the plugin from the build tree; stdout+stderr in
@@ -217,7 +237,7 @@ check "mixed: lve refused" ! installed tg-lve
 check "mixed: gplok installed" installed tg-gplok
 check "mixed: prop installed" installed tg-prop
 check "mixed: plain installed" installed tg-plain
-check "mixed: exactly 3 packages installed" \
+check "mixed: exactly 3 packages installed ($(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>&1 | tr "\n" " "))" \
 	test "$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>/dev/null | wc -l)" = 3
 check "mixed: gplok module and scriptlets there" test -f "$R$MD/gplok.ko" -a -f "$R$MD/propplain.ko"
 check "mixed: lve module absent" test ! -e "$R$MD/lve.ko"
@@ -238,7 +258,7 @@ check "mark: no record for the allowed package" test ! -e "$(record tg-gplok-1.0
 TG=$REPO/$B/taintguard
 set +e
 ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
-STJ=$("$TG" status --root "$R" --dbpath /var/lib/rpm --format json 2>&1)
+STJ=$("$TG" status --root "$R" --dbpath /var/lib/rpm --format json 2>"$W/status.err")	# JSON on stdout alone
 set -e
 check "status: lists the marked package (exit $SRC = 1)" \
 	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q 'module propplain, taint P' <<<\"\$0\"" "$ST"
@@ -390,10 +410,16 @@ rpmx -ivh --define '_taintguard_mode bogus' "$(P tg-lve)"
 check "invalid mode: error and enforce (exit $RC)" bash -c "test $RC = 1 && grep -q \"_taintguard_mode 'bogus'\" <<<\"\$0\"" "$OUT"
 
 # --- 12. backstop: an application whose callback gives no fd before the install ----
-if cc -o "$W/tg-nofd" tests/rpm/nofd.c $(pkg-config --cflags --libs rpm) 2>"$W/cc.log"; then
+if [ -n "$RPM_PREFIX" ]; then
+	rpmcc="-I$RPM_PREFIX/usr/include -L$RPM_LIBDIR -lrpm -lrpmio"
+else
+	rpmcc=$(pkg-config --cflags --libs rpm)
+fi
+if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	mkroot
 	set +e
-	"$W/tg-nofd" "$R" "$PLUGDIR" "$POLICY" "$(P tg-lve)" "$(P tg-gplok)" >"$W/out" 2>&1
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" "$R" "$PLUGDIR" "$POLICY" "$(P tg-lve)" "$(P tg-gplok)" >"$W/out" 2>&1
 	RC=$?
 	set -e
 	OUT=$(cat "$W/out")
