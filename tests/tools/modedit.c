@@ -22,6 +22,8 @@
  *                                          table the loader still reads by sh_link /
  *                                          e_shstrndx; libelf's elf_strptr() refuses
  *                                          it; modedit finds sections without it)
+ *   modedit FILE set-size SECTION BYTES   shrink SECTION's sh_size to BYTES (a
+ *                                          struct module section of another size)
  *   modedit FILE flip-crc SYMBOL          invert the low 32 bits of SYMBOL's CRC
  *                                          in __versions
  *   modedit FILE append-bogus-sig         append a module signature trailer whose
@@ -275,6 +277,41 @@ static void set_progbits(struct mod *m, const char *name)
 	write_at(m, &out, sizeof(out), m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 4);
 }
 
+/* sh_size: Elf64_Xword at offset 32 of Elf64_Shdr, Elf32_Word at 20 of Elf32_Shdr. */
+static void set_size(struct mod *m, const char *name, const char *bytes)
+{
+	GElf_Shdr sh;
+	size_t idx = find_section(m, name, &sh);
+	char *end;
+	unsigned long long n = strtoull(bytes, &end, 0);
+	off_t off;
+
+	if (!idx)
+		die("no section %s", name);
+	if (*end || !*bytes || n > sh.sh_size)
+		die("size %s: not a number no larger than %#llx", bytes, (unsigned long long)sh.sh_size);
+	off = m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize;
+	if (gelf_getclass(m->elf) == ELFCLASS64) {
+		Elf64_Xword v = n, out;
+		Elf_Data src = { .d_buf = &v, .d_type = ELF_T_XWORD, .d_size = sizeof(v),
+				 .d_version = EV_CURRENT };
+		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
+
+		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+			die("xlate: %s", elf_errmsg(-1));
+		write_at(m, &out, sizeof(out), off + 32);
+	} else {
+		Elf32_Word v = (Elf32_Word)n, out;
+		Elf_Data src = { .d_buf = &v, .d_type = ELF_T_WORD, .d_size = sizeof(v),
+				 .d_version = EV_CURRENT };
+		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
+
+		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+			die("xlate: %s", elf_errmsg(-1));
+		write_at(m, &out, sizeof(out), off + 20);
+	}
+}
+
 /*
  * __versions = array of struct modversion_info { unsigned long crc;
  * char name[64 - sizeof(unsigned long)]; }: 64-byte records on both
@@ -356,8 +393,9 @@ static void usage(void)
 		"       %s FILE del-modinfo KEY\n"
 		"       %s FILE clear-alloc SECTION\n"
 		"       %s FILE set-progbits SECTION\n"
+		"       %s FILE set-size SECTION BYTES\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog);
+		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -393,6 +431,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "set-progbits") && argc == 4) {
 		mod_open(&m, 1);
 		set_progbits(&m, argv[3]);
+	} else if (!strcmp(cmd, "set-size") && argc == 5) {
+		mod_open(&m, 1);
+		set_size(&m, argv[3], argv[4]);
 	} else if (!strcmp(cmd, "flip-crc") && argc == 4) {
 		mod_open(&m, 1);
 		flip_crc(&m, argv[3]);
