@@ -219,8 +219,11 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
         shutil.copy(os.path.join(base, rel), dst)
     with open(plan_path, "w") as f:
         json.dump(plan, f, indent=1)
-    print("%d boots (%d cases from %s, %d distribution modules), %d in-tree modules"
-          % (len(plan), len(cases), cases_path, len(plan) - len(cases), len(intree)))
+    n_enf = sum(1 for _, e in cases if e)
+    print("%d boots (%d cases from %s%s, %d distribution modules), %d in-tree modules"
+          % (len(plan), len(cases) - n_enf, cases_path,
+             ", %d with module.sig_enforce=1 from %s" % (n_enf, enforce_path) if n_enf else "",
+             len(plan) - len(cases), len(intree)))
 
 
 # ---------------------------------------------------------------- vmlinux
