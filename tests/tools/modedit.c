@@ -22,6 +22,8 @@
  *                                          table the loader still reads by sh_link /
  *                                          e_shstrndx; libelf's elf_strptr() refuses
  *                                          it; modedit finds sections without it)
+ *   modedit FILE rename-section OLD NEW   rename section OLD to NEW (same length;
+ *                                          the bytes in the section name table)
  *   modedit FILE set-size SECTION BYTES   shrink SECTION's sh_size to BYTES (a
  *                                          struct module section of another size)
  *   modedit FILE flip-crc SYMBOL          invert the low 32 bits of SYMBOL's CRC
@@ -277,6 +279,22 @@ static void set_progbits(struct mod *m, const char *name)
 	write_at(m, &out, sizeof(out), m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 4);
 }
 
+/* The name's bytes in the section name table, overwritten in place. */
+static void rename_section(struct mod *m, const char *from, const char *to)
+{
+	GElf_Shdr sh, strsh;
+	size_t idx = find_section(m, from, &sh);
+	Elf_Scn *strscn = elf_getscn(m->elf, m->shstrndx);
+
+	if (!idx)
+		die("no section %s", from);
+	if (strlen(to) != strlen(from))
+		die("new name %s: not the length of %s", to, from);
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		die("section name table: %s", elf_errmsg(-1));
+	write_at(m, to, strlen(to), (off_t)(strsh.sh_offset + sh.sh_name));
+}
+
 /* sh_size: Elf64_Xword at offset 32 of Elf64_Shdr, Elf32_Word at 20 of Elf32_Shdr. */
 static void set_size(struct mod *m, const char *name, const char *bytes)
 {
@@ -394,8 +412,10 @@ static void usage(void)
 		"       %s FILE clear-alloc SECTION\n"
 		"       %s FILE set-progbits SECTION\n"
 		"       %s FILE set-size SECTION BYTES\n"
+		"       %s FILE rename-section OLD NEW\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		prog);
 	exit(2);
 }
 
@@ -431,6 +451,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "set-progbits") && argc == 4) {
 		mod_open(&m, 1);
 		set_progbits(&m, argv[3]);
+	} else if (!strcmp(cmd, "rename-section") && argc == 5) {
+		mod_open(&m, 1);
+		rename_section(&m, argv[3], argv[4]);
 	} else if (!strcmp(cmd, "set-size") && argc == 5) {
 		mod_open(&m, 1);
 		set_size(&m, argv[3], argv[4]);
