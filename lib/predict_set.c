@@ -219,7 +219,58 @@ static bool resolve(void *data, const char *sym, struct tg_resolved *r)
 	return sv != NULL;
 }
 
-/* The kernel's own exports owned by someone else, or another member's. */
+static bool same_name(const struct tg_module *a, const struct tg_module *b)
+{
+	return a->name && b->name && !strcmp(a->name, b->name);
+}
+
+/*
+ * A member given before @self (the set's order is the load order: modprobe
+ * loads providers first, the caller lists the rest in order) that loads and
+ * exports @sym: the kernel refuses the second exporter of a name.  A member
+ * of the same module name is an alternative (an updated driver next to the
+ * in-tree one), never loaded together with @self.
+ */
+static long earlier_member_export(const struct tg_set *s, size_t self, const char *sym)
+{
+	size_t lo = 0, hi = s->n_exp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->exp[mid].name, sym) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
+		const struct set_export *e = &s->exp[lo];
+
+		if (e->member < self && s->mem[e->member].loads &&
+		    same_kernel(s->mem[e->member].k, s->mem[self].k) &&
+		    !same_name(s->mem[e->member].m, s->mem[self].m))
+			return (long)e->member;
+	}
+	return -1;
+}
+
+/* Module.symvers names the owner by path; '-' in file names is '_' in module names. */
+static bool owned_by(const char *owner, const char *name)
+{
+	const char *base = strrchr(owner, '/');
+
+	base = base ? base + 1 : owner;
+	for (size_t i = 0;; i++) {
+		char a = base[i] == '-' ? '_' : base[i];
+
+		if (a != name[i])
+			return false;
+		if (!a)
+			return true;
+	}
+}
+
+/* The kernel's own exports owned by someone else, or an earlier member's (verify_exported_symbols()). */
 static bool duplicate(void *data, const char *sym, const char **owner)
 {
 	struct resolve_ctx *c = data;
@@ -227,23 +278,17 @@ static bool duplicate(void *data, const char *sym, const char **owner)
 	const struct tg_symvers *sv = self->k ? self->k->symvers : NULL;
 	const struct tg_ksym *ks = sv ? tg_symvers_lookup(sv, sym) : NULL;
 	const char *me = self->m->name ? self->m->name : "";
-	const char *base;
+	long who;
 
-	if (!ks)
-		return false;
-	base = strrchr(ks->owner, '/');
-	base = base ? base + 1 : ks->owner;
-	/* Module.symvers names the owner by path; '-' in file names is '_' in module names. */
-	for (size_t i = 0;; i++) {
-		char a = base[i] == '-' ? '_' : base[i];
-
-		if (a != me[i])
-			break;
-		if (!a)
-			return false;
+	if (ks && !owned_by(ks->owner, me)) {
+		*owner = ks->owner;
+		return true;
 	}
-	*owner = ks->owner;
-	return true;
+	who = earlier_member_export(c->s, c->self, sym);
+	if (who < 0)
+		return false;
+	*owner = c->s->mem[who].m->name ? c->s->mem[who].m->name : c->s->mem[who].m->file_modname;
+	return *owner != NULL;
 }
 
 static int predict_member(struct tg_set *s, size_t i, const struct tg_policy *p,

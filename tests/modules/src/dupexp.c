@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPL module exporting tg_plain_fn, which exporter.ko exports too: loaded
+ * after exporter, the loader refuses it ("exports duplicate symbol
+ * tg_plain_fn (owned by exporter)", -ENOEXEC)
+ */
+#include "tg.h"
+
+int tg_plain_fn(void)
+{
+	return 6;
+}
+EXPORT_SYMBOL(tg_plain_fn);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("taintguard test: exports tg_plain_fn a second time (after exporter.ko)");
