@@ -22,6 +22,9 @@
  *                                          table the loader still reads by sh_link /
  *                                          e_shstrndx; libelf's elf_strptr() refuses
  *                                          it; modedit finds sections without it)
+ *   modedit FILE replace-string SECTION OLD NEW
+ *                                          overwrite every OLD in SECTION's bytes
+ *                                          with NEW (same length)
  *   modedit FILE rename-section OLD NEW   rename section OLD to NEW (same length;
  *                                          the bytes in the section name table)
  *   modedit FILE set-size SECTION BYTES   shrink SECTION's sh_size to BYTES (a
@@ -279,6 +282,25 @@ static void set_progbits(struct mod *m, const char *name)
 	write_at(m, &out, sizeof(out), m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 4);
 }
 
+static void replace_string(struct mod *m, const char *name, const char *from, const char *to)
+{
+	GElf_Shdr sh;
+	unsigned char *buf = read_section(m, name, &sh);
+	size_t n = strlen(from), hits = 0;
+
+	if (!n || strlen(to) != n)
+		die("replace-string: %s and %s must have the same, non-zero length", from, to);
+	for (size_t i = 0; i + n <= sh.sh_size; i++)
+		if (!memcmp(buf + i, from, n)) {
+			write_at(m, to, n, (off_t)(sh.sh_offset + i));
+			hits++;
+			i += n - 1;
+		}
+	free(buf);
+	if (!hits)
+		die("no %s in %s", from, name);
+}
+
 /* The name's bytes in the section name table, overwritten in place. */
 static void rename_section(struct mod *m, const char *from, const char *to)
 {
@@ -413,9 +435,10 @@ static void usage(void)
 		"       %s FILE set-progbits SECTION\n"
 		"       %s FILE set-size SECTION BYTES\n"
 		"       %s FILE rename-section OLD NEW\n"
+		"       %s FILE replace-string SECTION OLD NEW\n"
 		"       %s FILE flip-crc SYMBOL\n"
 		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog);
+		prog, prog);
 	exit(2);
 }
 
@@ -451,6 +474,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "set-progbits") && argc == 4) {
 		mod_open(&m, 1);
 		set_progbits(&m, argv[3]);
+	} else if (!strcmp(cmd, "replace-string") && argc == 6) {
+		mod_open(&m, 1);
+		replace_string(&m, argv[3], argv[4], argv[5]);
 	} else if (!strcmp(cmd, "rename-section") && argc == 5) {
 		mod_open(&m, 1);
 		rename_section(&m, argv[3], argv[4]);

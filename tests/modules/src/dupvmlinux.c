@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPL module exporting tg_dup_ab; after the build every "tg_dup_ab" in its
+ * string tables becomes "ktime_get" (same length), so it exports a symbol
+ * vmlinux exports: "exports duplicate symbol ktime_get (owned by kernel)",
+ * -ENOEXEC
+ */
+#include "tg.h"
+
+int tg_dup_ab(void)
+{
+	return 7;
+}
+EXPORT_SYMBOL_GPL(tg_dup_ab);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("taintguard test: exports a symbol named like one of vmlinux's");
