@@ -508,6 +508,24 @@ int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdic
 int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,
 	       const struct tg_policy *p, struct tg_verdict *out);
 
+/* ---------------------------------------------------------- parallel work */
+
+/*
+ * Reading many modules on @jobs threads (the caller's included) while the
+ * caller produces their bytes in order, e.g. from an rpm payload: push each
+ * item with the function that reads it; the function runs on some thread and
+ * stores its results in the item, which stays the caller's.  At most 64 items
+ * or @max_bytes (the items' stated sizes) wait; a push to a full queue runs
+ * queued work on the caller's thread first.  tg_workq_finish() returns when
+ * every item has run, and frees the queue.  With @jobs <= 1 a push runs the
+ * item at once.  tg_workq_new() returns NULL only on ENOMEM.
+ */
+typedef void (*tg_work_fn)(void *item);
+struct tg_workq;
+struct tg_workq *tg_workq_new(unsigned jobs, size_t max_bytes);
+void tg_workq_push(struct tg_workq *q, tg_work_fn fn, void *item, size_t bytes);
+void tg_workq_finish(struct tg_workq *q);
+
 /* --------------------------------------------------------------- reports */
 
 /* One JSON object (the stable per-module contract); no trailing newline. */

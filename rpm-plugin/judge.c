@@ -221,6 +221,7 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
 	v = calloc(total ? total : 1, sizeof(*v));
 	if (!v)
 		goto exit;
+	tg_set_set_jobs(set, st->jobs);
 	r = tg_set_predict(set, st->policy, v);
 	if (r < 0)
 		goto exit;

@@ -230,24 +230,122 @@ static double now_seconds(void)
  * %_taintguard_max_seconds to read, gets an error entry (judged by the
  * policy's "unreadable" rule) and the rest of its payload is not read.
  */
-static bool over_limit(struct tgp_state *st, struct tgp_pkg *pkg, size_t nmods, double t0)
+/* The message (malloc'ed) when a per-package limit is reached, else NULL. */
+static char *over_limit(struct tgp_state *st, size_t nmods, double t0)
 {
-	char lim[32], *e;
+	char lim[32];
 
 	if (nmods > st->max_modules) {
 		snprintf(lim, sizeof(lim), "%zu", st->max_modules);
-		e = rstrscat(NULL, "more than ", lim, " kernel module files (limit "
-			     "%_taintguard_max_modules); the rest was not checked", NULL);
-	} else if (now_seconds() - t0 > (double)st->max_seconds) {
-		snprintf(lim, sizeof(lim), "%u", st->max_seconds);
-		e = rstrscat(NULL, "reading the payload took longer than ", lim, " s (limit "
-			     "%_taintguard_max_seconds); the rest was not checked", NULL);
-	} else {
-		return false;
+		return rstrscat(NULL, "more than ", lim, " kernel module files (limit "
+				"%_taintguard_max_modules); the rest was not checked", NULL);
 	}
-	mod_error(pkg, "(package)", e);
-	free(e);
-	return true;
+	if (now_seconds() - t0 > (double)st->max_seconds) {
+		snprintf(lim, sizeof(lim), "%u", st->max_seconds);
+		return rstrscat(NULL, "reading the payload took longer than ", lim, " s (limit "
+				"%_taintguard_max_seconds); the rest was not checked", NULL);
+	}
+	return NULL;
+}
+
+/*
+ * One module file of the payload, read on a worker thread (decompression and
+ * ELF reading dominate the cost of a kernel package's thousands of modules);
+ * the results are added to the package in payload order afterwards.
+ */
+struct decode_item {
+	struct tgp_state *st;
+	char *path;
+	void *buf;
+	size_t len;
+	int r;
+	struct tg_module *m;
+	char *error;
+};
+
+/* Compressed module bytes waiting for a worker, at most (bounds rpm's memory). */
+#define DECODE_QUEUE_BYTES (32u << 20)
+
+static void decode_run(void *arg)
+{
+	struct decode_item *it = arg;
+
+	it->r = tgp_module_from_mem(it->st, it->buf, it->len, it->path, &it->m, &it->error);
+	free(it->buf);
+	it->buf = NULL;
+}
+
+/* The package's entries in payload order: modules being read and errors. */
+struct decode_list {
+	struct decode_item **v;
+	size_t n;
+	bool oom;	/* an entry could not be kept: the package gets an error */
+};
+
+static struct decode_item *decode_add(struct decode_list *l, struct tgp_state *st,
+				      const char *path)
+{
+	struct decode_item *it = calloc(1, sizeof(*it));
+	struct decode_item **a = it ? realloc(l->v, (l->n + 1) * sizeof(*a)) : NULL;
+
+	if (a)
+		l->v = a;
+	if (!a || !(it->path = strdup(path))) {
+		free(it);
+		return NULL;
+	}
+	it->st = st;
+	l->v[l->n++] = it;
+	return it;
+}
+
+/* Queue @buf (taken) for reading on a worker. */
+static void decode_push(struct tgp_state *st, struct tg_workq *q, struct decode_list *l,
+			const char *path, void *buf, size_t len)
+{
+	struct decode_item *it = decode_add(l, st, path);
+
+	if (!it) {
+		free(buf);
+		l->oom = true;
+		return;
+	}
+	it->buf = buf;
+	it->len = len;
+	tg_workq_push(q, decode_run, it, len);
+}
+
+/* An error entry, in its place among the modules. */
+static void decode_error(struct decode_list *l, struct tgp_state *st, const char *path,
+			 const char *msg)
+{
+	struct decode_item *it = decode_add(l, st, path);
+
+	if (!it) {
+		l->oom = true;
+		return;
+	}
+	it->r = -1;
+	it->error = strdup(msg);
+}
+
+/* Wait for every queued module; add the entries to @pkg in payload order. */
+static void decode_finish(struct tgp_pkg *pkg, struct tg_workq *q, struct decode_list *l)
+{
+	tg_workq_finish(q);
+	for (size_t i = 0; i < l->n; i++) {
+		struct decode_item *it = l->v[i];
+
+		if (it->r != 0)
+			tgp_mod_add(&pkg->mods, &pkg->n_mods, it->path, it->m, it->error);
+		free(it->error);
+		free(it->path);
+		free(it);
+	}
+	if (l->oom)
+		mod_error(pkg, "(package)", "out of memory while reading the payload");
+	free(l->v);
+	*l = (struct decode_list){ 0 };
 }
 
 /* Read @pkg's payload from @fd (positioned at the lead). */
@@ -261,6 +359,8 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 	char *mode = NULL, *msg = NULL;
 	size_t nmods = 0;
 	double t0 = now_seconds();
+	struct tg_workq *q = NULL;
+	struct decode_list list = { 0 };
 	int rc;
 
 	(void)Fseek(fd, 0, SEEK_SET);	/* fails harmlessly on a pipe */
@@ -281,8 +381,9 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		goto exit;
 	}
 	fi = rpmfiNewArchiveReader(pfd, files, RPMFI_ITER_READ_ARCHIVE_CONTENT_FIRST);
-	if (fi == NULL) {
-		mod_error(pkg, "(payload)", "cannot read the payload");
+	q = tg_workq_new(st->jobs, DECODE_QUEUE_BYTES);
+	if (fi == NULL || q == NULL) {
+		mod_error(pkg, "(payload)", fi ? "out of memory" : "cannot read the payload");
 		goto exit;
 	}
 	while ((rc = rpmfiNext(fi)) >= 0) {
@@ -290,7 +391,6 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		char *rel;
 		void *buf;
 		size_t len;
-		struct tg_module *m;
 
 		if (!S_ISREG(rpmfiFMode(fi)) || !rpmfiArchiveHasContent(fi))
 			continue;
@@ -314,7 +414,10 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		if (!tgp_candidate(path) && !rel)
 			continue;
 		free(rel);
-		if (over_limit(st, pkg, nmods + tgp_candidate(path), t0)) {
+		if ((msg = over_limit(st, nmods + tgp_candidate(path), t0)) != NULL) {
+			decode_error(&list, st, "(package)", msg);
+			free(msg);
+			msg = NULL;
 			rc = RPMERR_ITER_END;	/* stopped on purpose; the error entry decides */
 			break;
 		}
@@ -328,7 +431,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 				continue;
 			}
 		} else if (read_member(fi, st->lim.max_input_size, &buf, &len, &msg) < 0) {
-			mod_error(pkg, path, msg);
+			decode_error(&list, st, path, msg);
 			free(msg);
 			msg = NULL;
 			continue;
@@ -338,14 +441,13 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		else if ((rel = tgp_symvers_release(path)) != NULL)
 			untrusted(pkg, path, rel, NULL);
 		if (tgp_candidate(path)) {
-			int r = tgp_module_from_mem(st, buf, len, path, &m, &msg);
-			if (r != 0)
-				tgp_mod_add(&pkg->mods, &pkg->n_mods, path, m, msg);
-			free(msg);
-			msg = NULL;
+			decode_push(st, q, &list, path, buf, len);
+			continue;
 		}
 		free(buf);
 	}
+	decode_finish(pkg, q, &list);
+	q = NULL;
 	if (rc != RPMERR_ITER_END) {
 		char *e = rstrscat(NULL, "payload is corrupt (", rpmfileStrerror(rc), ")", NULL);
 		mod_error(pkg, "(payload)", e);
@@ -353,6 +455,8 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 	}
 	pkg->scanned = true;
 exit:
+	if (q)
+		decode_finish(pkg, q, &list);
 	if (!pkg->scanned)
 		pkg->scanned = pkg->n_mods > 0;	/* the error entry decides */
 	rpmfiFree(fi);

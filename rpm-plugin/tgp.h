@@ -65,6 +65,7 @@ struct tgp_state {
 	enum tgp_mode mode;
 	struct tg_limits lim;
 	size_t max_modules;	/* module files per package (%_taintguard_max_modules) */
+	unsigned jobs;		/* threads reading modules and judging (%_taintguard_jobs) */
 	unsigned max_seconds;	/* payload reading per package (%_taintguard_max_seconds) */
 	struct tg_policy *policy;
 	char *policy_path;	/* the file we tried */

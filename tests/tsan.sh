@@ -3,7 +3,8 @@
 # module of the installed distribution kernel (~4,000 files: the reading pool
 # and the parallel prediction rounds both engage), built with -fsanitize=thread
 # into build-tsan/.  Also checks that --jobs 2 and --jobs 1 give byte-identical
-# JSON.  Prints ok/not ok lines and "N passed, N failed".
+# JSON, and runs the work queue's unit test (the rpm plugin's threads) under
+# TSan.  Prints ok/not ok lines and "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
@@ -44,6 +45,15 @@ for j in 1 2; do
 		nok "check --jobs $j: exit $rc: $(grep -m1 -A3 ThreadSanitizer "$OUT/check-$j.err")"
 	fi
 done
+# The work queue the rpm plugin reads a payload's modules with (rpm itself
+# cannot host a sanitizer build): its unit test, many items on 2-64 threads.
+if make -s B=$TB CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread $TB/tests/test_workq \
+	>>"$OUT/build.log" 2>&1 &&
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" "${RUN[@]}" "$TB/tests/test_workq" >"$OUT/workq.log" 2>&1; then
+	ok "work queue (tests/unit/test_workq.c): no data race"
+else
+	nok "work queue under ThreadSanitizer: $(grep -m1 -A3 -E 'ThreadSanitizer|FAILED' "$OUT/workq.log")"
+fi
 if cmp -s "$OUT/check-1.json" "$OUT/check-2.json"; then
 	ok "--jobs 1 and --jobs 2 give byte-identical JSON"
 else

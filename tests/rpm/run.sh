@@ -204,6 +204,9 @@ mkdir -p "$W/bad"
 xz -c "$MODS/gplok.ko" | head -c 3000 >"$W/bad/gplok.ko.xz"
 MODS=$W/bad pkg tg-trunc 1.0 "gplok.ko.xz:$MD/gplok.ko.xz"
 pkg tg-three 1.0 "gplok.ko:$MD/a.ko gplok.ko:$MD/b.ko gplok.ko:$MD/c.ko"
+# modules read on worker threads: a mix whose messages must keep payload order
+cp "$MODS/propplain.ko" "$MODS/lve.ko" "$MODS/gplok.ko" "$W/bad/"
+MODS=$W/bad pkg tg-mix 1.0 "propplain.ko:$MD/m1.ko gplok.ko.xz:$MD/m2.ko.xz lve.ko:$MD/m3.ko gplok.ko:$MD/m4.ko propplain.ko:$MD/m5.ko"
 # (the test root has only dash: copy with builtins)
 pkg tg-swap 1.0 "" --define 'pre_extra while IFS= read -r l; do echo "$l"; done </etc/tg-allow.yaml >/etc/tg-policy.yaml'
 
@@ -458,6 +461,22 @@ check "%_taintguard_limits sections=10: a module with more sections is refused (
 rpmx -ivh --define '_taintguard_limits bogus=1 symbols=x' "$(P tg-gplok)"
 check "%_taintguard_limits with bad entries: one error each, defaults kept (exit $RC)" \
 	bash -c "test $RC = 0 && test \$(grep -c '_taintguard_limits: limit' <<<\"\$0\") = 2" "$OUT"
+
+# --- 14b. modules are read on %_taintguard_jobs threads: same verdicts, same order -----
+for j in 1 2 8; do
+	mkroot
+	rpmx -ivh --define "_taintguard_jobs $j" "$(P tg-mix)"
+	echo "$OUT" | grep taintguard >"$W/mix-$j.txt" || true
+	check "jobs $j: mixed package refused (lve, truncated .ko.xz) (exit $RC = 1)" \
+		bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-mix"
+done
+check "jobs 1, 2, 8: identical messages" bash -c "cmp -s '$W/mix-1.txt' '$W/mix-2.txt' && cmp -s '$W/mix-1.txt' '$W/mix-8.txt'"
+check "jobs: messages in payload order (m1 m2 m3 m5)" \
+	bash -c "sed -n 's|.*noarch: $MD/\(m[0-9]\).*|\1|p' '$W/mix-1.txt' | tr -d '\n' | grep -qx m1m2m3m5"
+mkroot
+rpmx -ivh --define '_taintguard_jobs 0' "$(P tg-mix)"
+check "invalid %_taintguard_jobs: one error, default used, still refused (exit $RC)" \
+	bash -c "test $RC = 1 && grep -q \"_taintguard_jobs '0' is not a count\" <<<\"\$0\"" "$OUT"
 
 # --- 15. the policy is read once: a change during the transaction waits for the next --
 mkroot
