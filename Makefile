@@ -221,6 +221,6 @@ dist:
 	@echo taintguard-$(VERSION).tar.gz
 
 clean:
-	rm -rf build build-san build-fuzz build-tsan tests/modules/out
+	rm -rf build build-san build-fuzz build-tsan build-rpm416 tests/modules/out
 
 .PHONY: dist fuzz all unit check check-unit check-kernel deps clean install uninstall example

@@ -41,7 +41,7 @@ mkroot() {
 	cp "/lib/modules/$K/build/Module.symvers" "/lib/modules/$K/build/.config" "$W/root/usr/src/linux-headers-$K/"
 	rpm --root "$W/root" --dbpath /var/lib/rpm --initdb 2>/dev/null
 }
-one() {	# PLUGIN(0/1) RPM [wall|cpu] -> microseconds
+one() {	# PLUGIN(0/1) RPM [wall|cpu] -> microseconds; $JOBS: %_taintguard_jobs if set
 	local rc=0 plug t
 	mkroot
 	# "without": the same rpm and plugins, only taintguard's hook undefined
@@ -50,7 +50,8 @@ one() {	# PLUGIN(0/1) RPM [wall|cpu] -> microseconds
 	# wall clock and CPU time (user + system) of the rpm process
 	t=$( { TIMEFORMAT='%3R %3U %3S'; time rpm --root "$W/root" --dbpath /var/lib/rpm --nodeps \
 		--define "__plugindir $REPO/$B" --define "__transaction_taintguard $plug" \
-		--define "_taintguard_policy $REPO/policy/default.yaml" -i "$2" >/dev/null 2>&1 || rc=$?; } 2>&1)
+		--define "_taintguard_policy $REPO/policy/default.yaml" ${JOBS:+--define "_taintguard_jobs $JOBS"} \
+		-i "$2" >/dev/null 2>&1 || rc=$?; } 2>&1)
 	[ $rc -eq 0 ] || { echo "bench: rpm -i $2 failed (exit $rc)" >&2; exit 1; }
 	awk -v t="$t" -v w="${3:-wall}" 'BEGIN { split(t, a, " ");
 		printf "%d\n", (w == "cpu" ? a[2] + a[3] : a[1]) * 1000000 }'
@@ -84,4 +85,19 @@ if command -v depmod >/dev/null && [ -d "/lib/modules/$K/kernel" ]; then
 		printf "depmod -n %s (the %%post of a kmod package): %.1f ms\n", k, d / 1000
 		printf "typical kmod package (install + depmod): %.1f ms -> %.1f ms, ratio %.3f (goal < 1.05)\n",
 			(a + d) / 1000, (b + d) / 1000, (b + d) / (a + d) }'
+fi
+
+# A kernel's worth of modules in one package (the 4,023 modules of the
+# installed kernel as .ko.xz, built by bench/audit-bench.sh): what a kernel
+# update costs with the plugin, reading the modules on 1 thread and on every CPU.
+BIG=bench/out/kmods-$K-xz.rpm
+if [ -f "$BIG" ]; then
+	a=$(for _ in 1 2 3; do one 0 "$BIG"; done | median)
+	b1=$(for _ in 1 2 3; do JOBS=1 one 1 "$BIG"; done | median)
+	bn=$(for _ in 1 2 3; do one 1 "$BIG"; done | median)
+	awk -v a="$a" -v b1="$b1" -v bn="$bn" -v n="$(nproc)" -v f="$(basename "$BIG")" 'BEGIN {
+		printf "%s (4,023 .ko.xz), median of 3: without %.2f s; with, 1 job %.2f s (%+.2f s); with, %d jobs %.2f s (%+.2f s)\n",
+			f, a / 1e6, b1 / 1e6, (b1 - a) / 1e6, n, bn / 1e6, (bn - a) / 1e6 }'
+else
+	echo "($BIG missing: run bench/audit-bench.sh xz first for the kernel-package measurement)"
 fi
