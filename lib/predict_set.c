@@ -140,8 +140,8 @@ static bool same_kernel(const struct tg_kernel *a, const struct tg_kernel *b)
 	return strcmp(a->release, b->release) == 0;
 }
 
-/* First member (other than @self, same kernel) exporting @sym, or -1. */
-static long find_member_export(const struct tg_set *s, size_t self, const char *sym, size_t *index)
+/* Index of the first export named @sym in the sorted index (n_exp if none). */
+static size_t first_export(const struct tg_set *s, const char *sym)
 {
 	size_t lo = 0, hi = s->n_exp;
 
@@ -153,7 +153,13 @@ static long find_member_export(const struct tg_set *s, size_t self, const char *
 		else
 			hi = mid;
 	}
-	for (; lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
+	return lo;
+}
+
+/* First member (other than @self, same kernel) exporting @sym, or -1. */
+static long find_member_export(const struct tg_set *s, size_t self, const char *sym, size_t *index)
+{
+	for (size_t lo = first_export(s, sym); lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
 		const struct set_export *e = &s->exp[lo];
 
 		if (e->member != self && same_kernel(s->mem[e->member].k, s->mem[self].k)) {
@@ -233,17 +239,7 @@ static bool same_name(const struct tg_module *a, const struct tg_module *b)
  */
 static long earlier_member_export(const struct tg_set *s, size_t self, const char *sym)
 {
-	size_t lo = 0, hi = s->n_exp;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(s->exp[mid].name, sym) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
+	for (size_t lo = first_export(s, sym); lo < s->n_exp && !strcmp(s->exp[lo].name, sym); lo++) {
 		const struct set_export *e = &s->exp[lo];
 
 		if (e->member < self && s->mem[e->member].loads &&

@@ -43,6 +43,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -147,6 +148,33 @@ static void write_at(struct mod *m, const void *p, size_t len, off_t off)
 }
 
 /*
+ * Write @v at @off in the file's byte order: an Elf64_Xword when @xword and
+ * the file is ELFCLASS64, else an Elf32_Word (section header fields such as
+ * sh_flags and sh_size are words in ELFCLASS32 files).
+ */
+static void write_elf_int(struct mod *m, off_t off, uint64_t v, bool xword)
+{
+	Elf64_Xword x = v, xo;
+	Elf32_Word w = (Elf32_Word)v, wo;
+	bool wide = xword && gelf_getclass(m->elf) == ELFCLASS64;
+	Elf_Data src = { .d_buf = wide ? (void *)&x : (void *)&w, .d_type = wide ? ELF_T_XWORD : ELF_T_WORD,
+			 .d_size = wide ? sizeof(x) : sizeof(w), .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = wide ? (void *)&xo : (void *)&wo, .d_size = src.d_size,
+			 .d_version = EV_CURRENT };
+
+	if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
+		die("xlate: %s", elf_errmsg(-1));
+	write_at(m, dst.d_buf, src.d_size, off);
+}
+
+/* File offset of field @off64 (ELFCLASS64) / @off32 (ELFCLASS32) of section @idx's header. */
+static off_t shdr_field(struct mod *m, size_t idx, off_t off64, off_t off32)
+{
+	return m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize +
+	       (gelf_getclass(m->elf) == ELFCLASS64 ? off64 : off32);
+}
+
+/*
  * Walk .modinfo like the kernel's module_next_tag_pair(): skip NUL runs, each
  * entry runs to the next NUL.  Calls fn for each entry that starts "KEY=".
  */
@@ -234,7 +262,6 @@ static void clear_alloc(struct mod *m, const char *name)
 {
 	GElf_Shdr sh;
 	size_t idx = find_section(m, name, &sh);
-	off_t off;
 
 	if (!idx)
 		die("no section %s", name);
@@ -242,27 +269,8 @@ static void clear_alloc(struct mod *m, const char *name)
 		fprintf(stderr, "%s: %s: %s already has no SHF_ALLOC\n", prog, path, name);
 		return;
 	}
-	/* sh_flags sits at offset 8 in both Elf32_Shdr and Elf64_Shdr. */
-	off = m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 8;
-	if (gelf_getclass(m->elf) == ELFCLASS64) {
-		Elf64_Xword f = sh.sh_flags & ~(Elf64_Xword)SHF_ALLOC, out;
-		Elf_Data src = { .d_buf = &f, .d_type = ELF_T_XWORD, .d_size = sizeof(f),
-				 .d_version = EV_CURRENT };
-		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
-
-		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
-			die("xlate: %s", elf_errmsg(-1));
-		write_at(m, &out, sizeof(out), off);
-	} else {
-		Elf32_Word f = (Elf32_Word)(sh.sh_flags & ~(GElf_Xword)SHF_ALLOC), out;
-		Elf_Data src = { .d_buf = &f, .d_type = ELF_T_WORD, .d_size = sizeof(f),
-				 .d_version = EV_CURRENT };
-		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
-
-		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
-			die("xlate: %s", elf_errmsg(-1));
-		write_at(m, &out, sizeof(out), off);
-	}
+	/* sh_flags: offset 8 in both Elf32_Shdr and Elf64_Shdr */
+	write_elf_int(m, shdr_field(m, idx, 8, 8), sh.sh_flags & ~(GElf_Xword)SHF_ALLOC, true);
 }
 
 /* sh_type: an Elf32_Word at offset 4 in both Elf32_Shdr and Elf64_Shdr. */
@@ -270,16 +278,10 @@ static void set_progbits(struct mod *m, const char *name)
 {
 	GElf_Shdr sh;
 	size_t idx = find_section(m, name, &sh);
-	Elf32_Word t = SHT_PROGBITS, out;
-	Elf_Data src = { .d_buf = &t, .d_type = ELF_T_WORD, .d_size = sizeof(t),
-			 .d_version = EV_CURRENT };
-	Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
 
 	if (!idx)
 		die("no section %s", name);
-	if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
-		die("xlate: %s", elf_errmsg(-1));
-	write_at(m, &out, sizeof(out), m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize + 4);
+	write_elf_int(m, shdr_field(m, idx, 4, 4), SHT_PROGBITS, false);
 }
 
 static void replace_string(struct mod *m, const char *name, const char *from, const char *to)
@@ -324,32 +326,12 @@ static void set_size(struct mod *m, const char *name, const char *bytes)
 	size_t idx = find_section(m, name, &sh);
 	char *end;
 	unsigned long long n = strtoull(bytes, &end, 0);
-	off_t off;
 
 	if (!idx)
 		die("no section %s", name);
 	if (*end || !*bytes || n > sh.sh_size)
 		die("size %s: not a number no larger than %#llx", bytes, (unsigned long long)sh.sh_size);
-	off = m->eh.e_shoff + (off_t)idx * m->eh.e_shentsize;
-	if (gelf_getclass(m->elf) == ELFCLASS64) {
-		Elf64_Xword v = n, out;
-		Elf_Data src = { .d_buf = &v, .d_type = ELF_T_XWORD, .d_size = sizeof(v),
-				 .d_version = EV_CURRENT };
-		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
-
-		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
-			die("xlate: %s", elf_errmsg(-1));
-		write_at(m, &out, sizeof(out), off + 32);
-	} else {
-		Elf32_Word v = (Elf32_Word)n, out;
-		Elf_Data src = { .d_buf = &v, .d_type = ELF_T_WORD, .d_size = sizeof(v),
-				 .d_version = EV_CURRENT };
-		Elf_Data dst = { .d_buf = &out, .d_size = sizeof(out), .d_version = EV_CURRENT };
-
-		if (!gelf_xlatetof(m->elf, &dst, &src, m->eh.e_ident[EI_DATA]))
-			die("xlate: %s", elf_errmsg(-1));
-		write_at(m, &out, sizeof(out), off + 20);
-	}
+	write_elf_int(m, shdr_field(m, idx, 32, 20), n, true);
 }
 
 /*
