@@ -124,7 +124,9 @@ static int check_signature(struct state *s)
 		return tg_verdict_add_refusal(s->v, STEP_SIG, -EKEYREJECTED, "signature-required",
 			"sign the module with a key the kernel trusts",
 			"the kernel enforces module signatures (CONFIG_MODULE_SIG_FORCE) and this "
-			"module is %s", sig->present ? "signed by a key it does not trust" : "unsigned");
+			"module is %s", !sig->present ? "unsigned" : sig->id_type != TG_SIG_ID_PKCS7 ?
+			"signed with an unsupported kind of signature (not PKCS#7)" :
+			"signed by a key it does not trust");
 	if (!s->sig_ok && !s->v->incomplete && module_sig == TG_UNKNOWN)
 		tg_verdict_add_note(s->v, "the target kernel's signing configuration is unknown; "
 				    "E (unsigned module) assumed as with CONFIG_MODULE_SIG=y");
@@ -294,6 +296,11 @@ static int taint_signature(struct state *s)
 		return tg_verdict_add_flag(s->v, 'E', true,
 			"sign the module with a key the kernel trusts (e.g. an enrolled MOK)",
 			"unsigned module: the kernel verifies module signatures");
+	if (sig->id_type != TG_SIG_ID_PKCS7)	/* mod_check_sig(): -ENOPKG */
+		return tg_verdict_add_flag(s->v, 'E', true,
+			"sign the module with scripts/sign-file (PKCS#7) and a key the kernel trusts",
+			"signature of an unsupported type (id_type %u; the kernel verifies only "
+			"PKCS#7 signatures): counted as unsigned", sig->id_type);
 	if (s->k && s->k->n_trusted_keys == 0)
 		tg_verdict_add_note(s->v, "the target kernel's trusted signing keys are unknown");
 	return tg_verdict_add_flag(s->v, 'E', true,

@@ -26,7 +26,6 @@
 #define SIG_MAGIC "~Module signature appended~\n"
 #define SIG_MAGIC_LEN (sizeof(SIG_MAGIC) - 1)
 #define SIG_INFO_LEN 12
-#define PKEY_ID_PKCS7 2
 
 void tg_signature_free(struct tg_signature *sig)
 {
@@ -126,7 +125,7 @@ void tg_signature_read(const unsigned char *img, size_t len, struct tg_signature
 		return;
 	}
 	*elf_len = modlen - SIG_INFO_LEN - sig->sig_len;
-	if (sig->id_type != PKEY_ID_PKCS7)
+	if (sig->id_type != TG_SIG_ID_PKCS7)
 		return;
 	if (sig->algo || sig->hash || sig->signer_len || sig->key_id_len ||
 	    info[5] || info[6] || info[7]) {

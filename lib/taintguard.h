@@ -116,10 +116,13 @@ enum tg_versions_kind {
 	TG_VERS_EXTENDED,	/* __version_ext_crcs + __version_ext_names (6.14+) */
 };
 
+/* struct module_signature id_type of the only kind the kernel verifies (PKEY_ID_PKCS7) */
+#define TG_SIG_ID_PKCS7 2
+
 struct tg_signature {
 	bool present;		/* "~Module signature appended~\n" at the end */
 	bool malformed;		/* trailer present but the kernel would reject it (-EBADMSG) */
-	uint8_t algo, hash, id_type, signer_len, key_id_len;
+	uint8_t algo, hash, id_type, signer_len, key_id_len;	/* id_type: TG_SIG_ID_PKCS7 */
 	uint32_t sig_len;
 	char *signer;		/* issuer CN from the PKCS#7, NULL if unreadable */
 	char *key_id;		/* issuer serial as "AA:BB:..", NULL if unreadable */

@@ -148,6 +148,7 @@ me "$OUT/novermagic.ko" del-modinfo vermagic
 me "$OUT/noretpoline.ko" del-modinfo retpoline
 # Signatures.
 me "$OUT/badsig.ko" append-bogus-sig
+me "$OUT/sigpgp.ko" append-bogus-sig 0
 KEYS=$OUT/.keys
 mkdir -p "$KEYS"
 if [ ! -s "$KEYS/signing_key.pem" ]; then
@@ -314,4 +315,4 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig; signed: signedown; renamed: notlve.ko"
+note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"

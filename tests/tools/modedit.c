@@ -36,6 +36,9 @@
  *                                          (id_type PKCS#7) but whose "PKCS#7" blob
  *                                          is garbage: the kernel's PKCS#7 parser
  *                                          fails with -EBADMSG, which is fatal
+ *   modedit FILE append-bogus-sig ID_TYPE the same trailer with another id_type
+ *                                          (0 PGP, 1 X.509): -ENOPKG, "unsupported
+ *                                          crypto", the module counts as unsigned
  *
  * Exit status 0 on success, 1 on any error (with a message on stderr).
  * Build: cc -O2 -Wall -o modedit modedit.c -lelf
@@ -376,11 +379,11 @@ static void flip_crc(struct mod *m, const char *sym)
  * mod_check_sig() accepts it (id_type 2 = PKEY_ID_PKCS7, other fields 0,
  * sig_len < size); pkcs7_parse_message() then rejects the blob: -EBADMSG.
  */
-static void append_bogus_sig(struct mod *m)
+static void append_bogus_sig(struct mod *m, unsigned char id_type)
 {
 	static const unsigned char blob[16] = "TG-BOGUS-PKCS7!";
 	unsigned char tail[28];
-	unsigned char ms[12] = { 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(blob) };
+	unsigned char ms[12] = { 0, 0, id_type, 0, 0, 0, 0, 0, 0, 0, 0, sizeof(blob) };
 	struct stat st;
 
 	if (fstat(m->fd, &st) != 0)
@@ -419,7 +422,7 @@ static void usage(void)
 		"       %s FILE rename-section OLD NEW\n"
 		"       %s FILE replace-string SECTION OLD NEW\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE append-bogus-sig\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		"       %s FILE append-bogus-sig [ID_TYPE]\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
 		prog, prog);
 	exit(2);
 }
@@ -468,9 +471,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "flip-crc") && argc == 4) {
 		mod_open(&m, 1);
 		flip_crc(&m, argv[3]);
-	} else if (!strcmp(cmd, "append-bogus-sig") && argc == 3) {
+	} else if (!strcmp(cmd, "append-bogus-sig") && (argc == 3 || argc == 4)) {
+		char *end = NULL;
+		unsigned long id = argc == 4 ? strtoul(argv[3], &end, 0) : 2;	/* PKEY_ID_PKCS7 */
+
+		if (argc == 4 && (*end || id > 255))
+			usage();
 		mod_open(&m, 1);
-		append_bogus_sig(&m);
+		append_bogus_sig(&m, (unsigned char)id);
 	} else {
 		usage();
 	}
