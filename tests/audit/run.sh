@@ -55,7 +55,7 @@ SYMVERS=$KBUILD/Module.symvers
 MODS=$T/mods
 OUT=${TG_MODULES_OUT:-tests/modules/out}
 mkdir -p "$MODS"
-need="gplok lve propplain propexp gplimp propgpl"
+need="gplok lve propplain propexp gplimp propgpl exporter dupexp"
 have_all() { for m in $need; do [ -f "$1/$m.ko" ] || return 1; done; }
 TG_KERNEL=$KVER tests/modules/build.sh "$OUT" >"$T/kbuild.log" 2>&1 && have_all "$OUT" &&
 	for m in $need; do cp "$OUT/$m.ko" "$MODS/"; done
@@ -431,6 +431,36 @@ else
 	notok "packages installed into a test root"
 	tail -5 "$T/rpmi.log"
 fi
+
+# ---------------------------------------------------------------- conflicts between packages
+# Two packages exporting the same symbol: the set loads in sorted order and the
+# kernel refuses the second exporter (tests/modules: dupexp, proved under QEMU).
+mv "$T/repo" "$T/repo.main"
+mkdir -p "$T/repo" "$T/conflict"
+mkpkg kmod-a-exporter "GPL-2.0-only" w19.zstdio "$MODS/exporter.ko:$EXTRA/exporter.ko" &&
+	mkpkg kmod-b-dupexp "GPL-2.0-only" w19.zstdio "$MODS/dupexp.ko:$EXTRA/dupexp.ko" &&
+	mv "$T/repo"/*.rpm "$T/conflict/"
+rm -rf "$T/repo"
+mv "$T/repo.main" "$T/repo"
+tg audit --format json --kernel "$KVER" "$T/conflict" >"$T/conflict.json" 2>"$T/conflict.err"
+rc=$?
+check "two packages exporting tg_plain_fn: the second is denied (duplicate-export), exit 2" \
+	python3 - "$T/conflict.json" $rc <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "2", sys.argv[2]
+p = {p["package"]: p for p in d["packages"]}
+assert p["kmod-a-exporter"]["status"] == "allow", p["kmod-a-exporter"]
+m = p["kmod-b-dupexp"]["modules"][0]
+r = m["refusal"][0]
+assert p["kmod-b-dupexp"]["status"] == "deny" and r["code"] == "duplicate-export", m
+assert r["symbols"] == ["tg_plain_fn"] and "exporter" in r["reason"], r
+EOF
+both_alone() {
+	tg audit -q --kernel "$KVER" "$T/conflict/kmod-a-exporter-1.0-1.noarch.rpm" >/dev/null &&
+		tg audit -q --kernel "$KVER" "$T/conflict/kmod-b-dupexp-1.0-1.noarch.rpm" >/dev/null
+}
+check "the same packages audited one at a time: both allowed" both_alone
 
 # ---------------------------------------------------------------- usage
 tg audit --help >"$T/help.txt"
