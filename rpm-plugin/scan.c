@@ -229,8 +229,8 @@ static double now_seconds(void)
  * %_taintguard_max_modules, or whose payload takes longer than
  * %_taintguard_max_seconds to read, gets an error entry (judged by the
  * policy's "unreadable" rule) and the rest of its payload is not read.
+ * Returns that entry's message (malloc'ed), or NULL within the limits.
  */
-/* The message (malloc'ed) when a per-package limit is reached, else NULL. */
 static char *over_limit(struct tgp_state *st, size_t nmods, double t0)
 {
 	char lim[32];
@@ -248,106 +248,6 @@ static char *over_limit(struct tgp_state *st, size_t nmods, double t0)
 	return NULL;
 }
 
-/*
- * One module file of the payload, read on a worker thread (decompression and
- * ELF reading dominate the cost of a kernel package's thousands of modules);
- * the results are added to the package in payload order afterwards.
- */
-struct decode_item {
-	struct tgp_state *st;
-	char *path;
-	void *buf;
-	size_t len;
-	int r;
-	struct tg_module *m;
-	char *error;
-};
-
-/* Compressed module bytes waiting for a worker, at most (bounds rpm's memory). */
-#define DECODE_QUEUE_BYTES (32u << 20)
-
-static void decode_run(void *arg)
-{
-	struct decode_item *it = arg;
-
-	it->r = tgp_module_from_mem(it->st, it->buf, it->len, it->path, &it->m, &it->error);
-	free(it->buf);
-	it->buf = NULL;
-}
-
-/* The package's entries in payload order: modules being read and errors. */
-struct decode_list {
-	struct decode_item **v;
-	size_t n;
-	bool oom;	/* an entry could not be kept: the package gets an error */
-};
-
-static struct decode_item *decode_add(struct decode_list *l, struct tgp_state *st,
-				      const char *path)
-{
-	struct decode_item *it = calloc(1, sizeof(*it));
-	struct decode_item **a = it ? realloc(l->v, (l->n + 1) * sizeof(*a)) : NULL;
-
-	if (a)
-		l->v = a;
-	if (!a || !(it->path = strdup(path))) {
-		free(it);
-		return NULL;
-	}
-	it->st = st;
-	l->v[l->n++] = it;
-	return it;
-}
-
-/* Queue @buf (taken) for reading on a worker. */
-static void decode_push(struct tgp_state *st, struct tg_workq *q, struct decode_list *l,
-			const char *path, void *buf, size_t len)
-{
-	struct decode_item *it = decode_add(l, st, path);
-
-	if (!it) {
-		free(buf);
-		l->oom = true;
-		return;
-	}
-	it->buf = buf;
-	it->len = len;
-	tg_workq_push(q, decode_run, it, len);
-}
-
-/* An error entry, in its place among the modules. */
-static void decode_error(struct decode_list *l, struct tgp_state *st, const char *path,
-			 const char *msg)
-{
-	struct decode_item *it = decode_add(l, st, path);
-
-	if (!it) {
-		l->oom = true;
-		return;
-	}
-	it->r = -1;
-	it->error = strdup(msg);
-}
-
-/* Wait for every queued module; add the entries to @pkg in payload order. */
-static void decode_finish(struct tgp_pkg *pkg, struct tg_workq *q, struct decode_list *l)
-{
-	tg_workq_finish(q);
-	for (size_t i = 0; i < l->n; i++) {
-		struct decode_item *it = l->v[i];
-
-		if (it->r != 0)
-			tgp_mod_add(&pkg->mods, &pkg->n_mods, it->path, it->m, it->error);
-		free(it->error);
-		free(it->path);
-		free(it);
-	}
-	if (l->oom)
-		mod_error(pkg, "(package)", "out of memory while reading the payload");
-	free(l->v);
-	*l = (struct decode_list){ 0 };
-}
-
 /* Read @pkg's payload from @fd (positioned at the lead). */
 static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD_t fd)
 {
@@ -360,7 +260,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 	size_t nmods = 0;
 	double t0 = now_seconds();
 	struct tg_workq *q = NULL;
-	struct decode_list list = { 0 };
+	struct tgp_decode_list list = { 0 };
 	int rc;
 
 	(void)Fseek(fd, 0, SEEK_SET);	/* fails harmlessly on a pipe */
@@ -381,7 +281,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		goto exit;
 	}
 	fi = rpmfiNewArchiveReader(pfd, files, RPMFI_ITER_READ_ARCHIVE_CONTENT_FIRST);
-	q = tg_workq_new(st->jobs, DECODE_QUEUE_BYTES);
+	q = tg_workq_new(st->jobs, TGP_DECODE_QUEUE_BYTES);
 	if (fi == NULL || q == NULL) {
 		mod_error(pkg, "(payload)", fi ? "out of memory" : "cannot read the payload");
 		goto exit;
@@ -415,7 +315,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 			continue;
 		free(rel);
 		if ((msg = over_limit(st, nmods + tgp_candidate(path), t0)) != NULL) {
-			decode_error(&list, st, "(package)", msg);
+			tgp_decode_error(&list, st, "(package)", msg);
 			free(msg);
 			msg = NULL;
 			rc = RPMERR_ITER_END;	/* stopped on purpose; the error entry decides */
@@ -431,7 +331,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 				continue;
 			}
 		} else if (read_member(fi, st->lim.max_input_size, &buf, &len, &msg) < 0) {
-			decode_error(&list, st, path, msg);
+			tgp_decode_error(&list, st, path, msg);
 			free(msg);
 			msg = NULL;
 			continue;
@@ -441,12 +341,12 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 		else if ((rel = tgp_symvers_release(path)) != NULL)
 			untrusted(pkg, path, rel, NULL);
 		if (tgp_candidate(path)) {
-			decode_push(st, q, &list, path, buf, len);
+			tgp_decode_push(st, q, &list, path, buf, len);
 			continue;
 		}
 		free(buf);
 	}
-	decode_finish(pkg, q, &list);
+	tgp_decode_finish(pkg, q, &list);
 	q = NULL;
 	if (rc != RPMERR_ITER_END) {
 		char *e = rstrscat(NULL, "payload is corrupt (", rpmfileStrerror(rc), ")", NULL);
@@ -456,7 +356,7 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 	pkg->scanned = true;
 exit:
 	if (q)
-		decode_finish(pkg, q, &list);
+		tgp_decode_finish(pkg, q, &list);
 	if (!pkg->scanned)
 		pkg->scanned = pkg->n_mods > 0;	/* the error entry decides */
 	rpmfiFree(fi);

@@ -104,6 +104,27 @@ int tgp_module_from_mem(struct tgp_state *st, const void *buf, size_t len, const
 /* Read the payloads of the transaction's added packages. */
 void tgp_prescan(struct tgp_state *st, rpmts ts);
 
+/*
+ * decode.c: a package's modules read on st->jobs threads while the payload
+ * streams in; entries keep payload order.
+ */
+struct decode_item;
+struct tgp_decode_list {
+	struct decode_item **v;
+	size_t n;
+	bool oom;	/* an entry could not be kept: the package gets an error */
+};
+/* Compressed module bytes waiting for a worker, at most (bounds rpm's memory). */
+#define TGP_DECODE_QUEUE_BYTES (32u << 20)
+/* Queue @buf (taken) for reading on a worker. */
+void tgp_decode_push(struct tgp_state *st, struct tg_workq *q, struct tgp_decode_list *l,
+		     const char *path, void *buf, size_t len);
+/* An error entry, in its place among the modules. */
+void tgp_decode_error(struct tgp_decode_list *l, struct tgp_state *st, const char *path,
+		      const char *msg);
+/* Wait for every queued module (frees @q); add the entries to @pkg in payload order. */
+void tgp_decode_finish(struct tgp_pkg *pkg, struct tg_workq *q, struct tgp_decode_list *l);
+
 /* judge.c: kernels, predictions, messages */
 struct tgp_pkg *tgp_pkg_add(struct tgp_state *st, rpmte te);
 struct tgp_pkg *tgp_pkg_find(struct tgp_state *st, rpmte te);
