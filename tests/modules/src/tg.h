@@ -9,6 +9,7 @@
  *   TG_USE_PROP     call tg_prop_fn()           (EXPORT_SYMBOL of propexp.ko)
  *   TG_USE_NS       call tg_ns_fn()             (EXPORT_SYMBOL_NS_GPL, TGNS, exporter.ko)
  *   TG_USE_CIPHER   reference crypto_cipher_setkey() (GPL, namespace CRYPTO_INTERNAL)
+ *   TG_USE_NOCRC    call tg_nocrc_gpl_fn()      (EXPORT_SYMBOL_GPL of nocrcexp.ko, no CRCs)
  *
  * References that must never run sit behind a volatile flag that is always 0,
  * so the compiler keeps the undefined symbol but the call never happens.
@@ -33,6 +34,9 @@ int tg_prop_fn(void);
 #if defined(TG_USE_NS)
 int tg_ns_fn(void);
 #endif
+#if defined(TG_USE_NOCRC)
+int tg_nocrc_gpl_fn(void);
+#endif
 
 static volatile int tg_never;
 
@@ -48,6 +52,9 @@ static int __init tg_init(void)
 #endif
 #if defined(TG_USE_NS)
 	v += tg_ns_fn();
+#endif
+#if defined(TG_USE_NOCRC)
+	v += tg_nocrc_gpl_fn();
 #endif
 	if (tg_never) {
 #if defined(TG_USE_BINFILE)
