@@ -556,8 +556,11 @@ static int check_duplicates(struct state *s)
 			continue;
 		r = tg_verdict_find_refusal(s->v, "duplicate-export");
 		if (!r) {
+			/* vmlinux is always there; a module only when it is loaded first */
 			if (tg_verdict_add_refusal(s->v, STEP_DUPLICATES, -ENOEXEC, "duplicate-export", NULL,
-						   "exports symbols that %s already exports", owner) < 0)
+						   "exports symbols that %s already exports%s", owner,
+						   strcmp(owner, "vmlinux") ? " (the kernel refuses the "
+						   "second of two modules exporting a name)" : "") < 0)
 				return -ENOMEM;
 			r = &s->v->refusals[s->v->n_refusals - 1];
 		}
