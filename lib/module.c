@@ -218,10 +218,10 @@ static int check_sections(struct tg_elf *e)
 	}
 	if (n_symtab == 0)
 		tg_elf_problem(e, "module has no symbols (stripped?)");
-	else if (n_symtab > 1)
-		tg_elf_problem(e, "more than one symbol table");
-	if (tg_elf_count(e, ".modinfo") > 1)
-		tg_elf_problem(e, "more than one .modinfo section");
+	/* more than one of these: refused since 6.4 only, so the prediction decides */
+	e->m->n_symtab_sections = n_symtab;
+	e->m->n_modinfo_sections = tg_elf_count(e, ".modinfo");
+	e->m->n_this_module_sections = tg_elf_count(e, ".gnu.linkonce.this_module");
 	return 0;
 }
 
@@ -234,15 +234,12 @@ static int read_this_module(struct tg_elf *e)
 	const unsigned char *p;
 	GElf_Shdr sh;
 
-	switch (tg_elf_count(e, ".gnu.linkonce.this_module")) {
-	case 0:
+	if (!m->n_this_module_sections)
 		return tg_elf_problem(e, "no .gnu.linkonce.this_module section: not a kernel module");
-	case 1:
-		break;
-	default:
-		return tg_elf_problem(e, "more than one .gnu.linkonce.this_module section");
-	}
-	idx = tg_elf_find(e, ".gnu.linkonce.this_module", false);
+	/* find_sec(): the first one with SHF_ALLOC; else the first, for the name */
+	idx = tg_elf_find(e, ".gnu.linkonce.this_module", true);
+	if (!idx)
+		idx = tg_elf_find(e, ".gnu.linkonce.this_module", false);
 	p = tg_elf_section(e, idx, &sh, &size);
 	if (!p || !size)
 		return tg_elf_problem(e, ".gnu.linkonce.this_module has no contents");

@@ -135,6 +135,16 @@ static int check_signature(struct state *s)
 
 /* ------------------------------------------------------ step 2: ELF structure */
 
+/* More than one section that must be unique (6.4+ loaders). */
+static int refuse_twice(struct state *s, size_t n, const char *what)
+{
+	if (n <= 1)
+		return 0;
+	return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
+				      "invalid module: more than one %s (refused since kernel 6.4)",
+				      what);
+}
+
 static int check_elf(struct state *s)
 {
 	int r = 0;
@@ -151,6 +161,13 @@ static int check_elf(struct state *s)
 	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 					   "invalid module: %s", s->m->problems[i]);
+	/* 6.4 added the uniqueness checks; older loaders use the first section found. */
+	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+		r = refuse_twice(s, s->m->n_modinfo_sections, ".modinfo section");
+	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+		r = refuse_twice(s, s->m->n_symtab_sections, "symbol table");
+	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+		r = refuse_twice(s, s->m->n_this_module_sections, ".gnu.linkonce.this_module section");
 	/* struct module size check exists since 6.4; before, module_layout's CRC did it. */
 	if (r == 0 && s->k && s->k->this_module_size && s->m->this_module_size &&
 	    s->m->this_module_size != s->k->this_module_size && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))

@@ -145,6 +145,8 @@ struct tg_module {
 
 	char *name;		/* struct module .name in .gnu.linkonce.this_module */
 	size_t this_module_size; /* 0 when the section is missing */
+	/* sections of these names/types; more than one is refused by 6.4+ loaders only */
+	size_t n_this_module_sections, n_modinfo_sections, n_symtab_sections;
 
 	struct tg_modinfo *modinfo;
 	size_t n_modinfo;

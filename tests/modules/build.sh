@@ -135,6 +135,8 @@ me "$OUT/nocrcexp.ko" rename-section __kcrctab_gpl __kcrctaX_gpl
 # An export named like one of vmlinux's (modpost refuses that at build time).
 me "$OUT/dupvmlinux.ko" replace-string .strtab tg_dup_ab ktime_get
 me "$OUT/dupvmlinux.ko" replace-string __ksymtab_strings tg_dup_ab ktime_get
+# A second section named .modinfo (the compiler's .comment, renamed).
+me "$OUT/twomodinfo.ko" rename-section .comment .modinfo
 # Namespace import removed (modpost refuses a missing import).
 me "$OUT/nsmiss.ko" del-modinfo import_ns
 # modversions / vermagic edits.
@@ -315,4 +317,4 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"
+note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"

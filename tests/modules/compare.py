@@ -73,5 +73,21 @@ for c in read_cases(cases_path):
         problems.append("renamed file not detected")
     report(not problems, c["case"], "; ".join(problems))
 
+# A check only newer loaders make (the kernel suite proves the 6.1 side): the
+# same kernel files judged as a 6.5 and as a 6.3 release.
+for rel, refused in (("6.5.0-99-amd64", True), ("6.3.0-99-amd64", False)):
+    res = subprocess.run([tg, "check", "--format", "json", "--kernel", rel,
+                          "--symvers", "/lib/modules/%s/build/Module.symvers" % kver,
+                          "--config", "/boot/config-%s" % kver, out + "/twomodinfo.ko"],
+                         capture_output=True, text=True)
+    try:
+        reasons = [r["reason"] for r in json.loads(res.stdout)[0]["refusal"]]
+    except (ValueError, IndexError, KeyError) as e:
+        report(False, "twomodinfo as %s" % rel, "no verdict (%s): %s" % (e, res.stderr.strip()))
+        continue
+    got = any("more than one .modinfo section" in r for r in reasons)
+    report(got == refused, "twomodinfo as %s: second .modinfo %s" %
+           (rel, "refused (6.4+)" if refused else "accepted (before 6.4)"), repr(reasons))
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -549,9 +549,13 @@ static void test_structure_problems(void **state)
 	assert_int_equal(m->n_imports, 0);
 	tg_module_free(m);
 	free(img);
+	/* counted, not a problem: only 6.4+ loaders refuse it (the prediction decides) */
 	img = build(&twomi, &len);
 	m = open_ok(img, len, "s.ko");
-	assert_true(has_problem(m, "more than one .modinfo"));
+	assert_int_equal(m->n_modinfo_sections, 2);
+	assert_int_equal(m->n_symtab_sections, 1);
+	assert_int_equal(m->n_this_module_sections, 1);
+	assert_int_equal(m->n_problems, 0);
 	tg_module_free(m);
 	free(img);
 }
