@@ -67,7 +67,6 @@ int cli_exit_for(enum tg_action worst, bool had_error);
 
 /* Run fn(i, data) for i in [0, n) on @jobs threads. */
 void cli_parallel(size_t n, unsigned jobs, void (*fn)(size_t i, void *data), void *data);
-unsigned cli_default_jobs(void);
 
 int cmd_check(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

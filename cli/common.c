@@ -25,18 +25,11 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-unsigned cli_default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 && n < 256 ? (unsigned)n : 1;
-}
-
 void cli_opts_init(struct cli_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->format = FMT_TEXT;
-	o->jobs = cli_default_jobs();
+	o->jobs = tg_default_jobs();
 	tg_limits_default(&o->limits);
 }
 

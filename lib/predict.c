@@ -147,6 +147,7 @@ static int refuse_twice(struct state *s, size_t n, const char *what)
 
 static int check_elf(struct state *s)
 {
+	bool since_6_4 = !s->kv || s->kv >= TG_KVER(6, 4, 0);	/* unknown: newest rules */
 	int r = 0;
 
 	if (reaches_kernel_compressed(s))
@@ -161,16 +162,18 @@ static int check_elf(struct state *s)
 	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 					   "invalid module: %s", s->m->problems[i]);
-	/* 6.4 added the uniqueness checks; older loaders use the first section found. */
-	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+	/*
+	 * 6.4 added the uniqueness checks and the struct module size check; older
+	 * loaders use the first section found, and module_layout's CRC did the rest.
+	 */
+	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_modinfo_sections, ".modinfo section");
-	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_symtab_sections, "symbol table");
-	if (r == 0 && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_this_module_sections, ".gnu.linkonce.this_module section");
-	/* struct module size check exists since 6.4; before, module_layout's CRC did it. */
-	if (r == 0 && s->k && s->k->this_module_size && s->m->this_module_size &&
-	    s->m->this_module_size != s->k->this_module_size && (!s->kv || s->kv >= TG_KVER(6, 4, 0)))
+	if (r == 0 && since_6_4 && s->k && s->k->this_module_size && s->m->this_module_size &&
+	    s->m->this_module_size != s->k->this_module_size)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "struct-module-mismatch",
 			"rebuild the module against the target kernel's headers",
 			".gnu.linkonce.this_module is %zu bytes but the kernel's struct module is %zu: "

@@ -525,6 +525,8 @@ int tg_predict(const char *path, const struct tg_module *m, const struct tg_kern
  * every item has run, and frees the queue.  With @jobs <= 1 a push runs the
  * item at once.  tg_workq_new() returns NULL only on ENOMEM.
  */
+/* Threads to use when the caller does not say: the online CPUs (1 if unknown). */
+unsigned tg_default_jobs(void);
 typedef void (*tg_work_fn)(void *item);
 struct tg_workq;
 struct tg_workq *tg_workq_new(unsigned jobs, size_t max_bytes);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -61,6 +62,13 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&q->mu);
 	return NULL;
+}
+
+unsigned tg_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 && n < 256 ? (unsigned)n : 1;
 }
 
 struct tg_workq *tg_workq_new(unsigned jobs, size_t max_bytes)

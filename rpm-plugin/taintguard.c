@@ -85,8 +85,7 @@ static void read_limits(struct tgp_state *st)
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	/* distribution kernel packages carry up to ~6,000 modules */
-	unsigned long long maxmods = 16384, maxsecs = 300, jobs;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long maxmods = 16384, maxsecs = 300, jobs = tg_default_jobs();
 	char *mode = macro("_taintguard_mode");
 	char *size = macro("_taintguard_max_module_size");
 	const char *opts = rpmPluginOpts(plugin);
@@ -120,8 +119,7 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 	read_count("_taintguard_max_seconds", 86400, &maxsecs);
 	st->max_modules = (size_t)maxmods;
 	st->max_seconds = (unsigned)maxsecs;
-	/* default: every CPU, up to 16 (a kernel package's modules decode in parallel) */
-	jobs = cpus > 1 ? (unsigned long long)(cpus < 16 ? cpus : 16) : 1;
+	/* default: every CPU (a kernel package's modules decode in parallel; <= 16 threads) */
 	read_count("_taintguard_jobs", 64, &jobs);
 	st->jobs = (unsigned)jobs;
 	st->statedir = macro("_taintguard_statedir");
