@@ -21,6 +21,7 @@ PKGS="
   createrepo-c
   clang libclang-rt-14-dev valgrind
   python3 man-db groff-base
+  mmdebstrap
 "
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: run as root (apt-get install)" >&2
