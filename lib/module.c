@@ -112,29 +112,6 @@ static const char *arch_name(unsigned machine, bool is64, bool be)
 	return "unknown";
 }
 
-/* "/x/lve-foo.ko.xz" -> "lve_foo", as kmod derives a module name from a file name. */
-static char *modname_from_label(const char *label)
-{
-	const char *base, *ko;
-	char *s;
-
-	if (!label)
-		return NULL;
-	base = strrchr(label, '/');
-	base = base ? base + 1 : label;
-	ko = strstr(base, ".ko");
-	/* accept ".ko" only as the last suffix or before a compression suffix */
-	while (ko && ko[3] != '\0' && ko[3] != '.')
-		ko = strstr(ko + 1, ".ko");
-	if (!ko || ko == base)
-		return NULL;
-	s = strndup(base, (size_t)(ko - base));
-	for (char *p = s; p && *p; p++)
-		if (*p == '-')
-			*p = '_';
-	return s;
-}
-
 /* ------------------------------------------------------------ ELF structure */
 
 /* Names from the section name table when it is in bounds and ends with a NUL. */
@@ -333,7 +310,7 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 	if (!m)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
 	m->label = strdup(label);
-	m->file_modname = modname_from_label(label);
+	m->file_modname = tg_module_name_from_file(label);
 	m->file_size = len;
 	m->compression = tg_compression_detect(data, len);
 	if (!m->label) {

@@ -177,6 +177,14 @@ struct tg_module {
 	struct tg_strpool *strings;	/* internal: holds the import, export and version names */
 };
 
+/*
+ * Is @path's last component a kernel module file name (.ko, .ko.xz, .ko.zst,
+ * .ko.gz after a non-empty stem)?  Content is not looked at.
+ */
+bool tg_module_file_name(const char *path);
+/* The module name kmod derives from a file name ("lve-x.ko.xz" -> "lve_x"), malloc'ed; NULL if none. */
+char *tg_module_name_from_file(const char *path);
+
 int tg_module_open_path(const char *path, const struct tg_limits *lim,
 			struct tg_module **out, struct tg_error *err);
 /* Reads @fd from its current offset to EOF; does not close it. */
@@ -313,6 +321,16 @@ int tg_kernel_symvers_place(const char *path, char *buf, size_t len);
 bool tg_kernel_path_in_tree(const char *path);
 /* KVER from a vermagic string (its first word). */
 int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len);
+/*
+ * Host path of @path (absolute) inside the directory tree @root, every
+ * symlink resolved against the root, never the host: an absolute link
+ * /lib/modules/KVER/build -> /usr/src/kernels/KVER below an rpm --root stays
+ * below it, and ".." never leaves it.  @root NULL or "" is the host (the
+ * path is returned as the host resolves it: a plain copy).  Missing
+ * components are kept (a later stat() fails).  malloc'ed; NULL on ENOMEM,
+ * a link loop or a result longer than PATH_MAX.
+ */
+char *tg_root_resolve(const char *root, const char *path);
 /* Search order for Module.symvers of @release under @root; path of the first found. */
 int tg_kernel_find_symvers(const char *root, const char *release, char *buf, size_t len);
 
@@ -376,6 +394,14 @@ int tg_policy_dump(const struct tg_policy *p, FILE *out);
 const char *tg_policy_source(const struct tg_policy *p);
 /* Where the default policy is installed. */
 const char *tg_policy_default_path(void);
+/*
+ * The built-in policy (the default policy compiled in): what a front end
+ * judges with when no policy is installed, or when the configured one cannot
+ * be loaded.  Owned by the library for the life of the process;
+ * tg_policy_free() ignores it.  A NULL policy passed to any function of this
+ * library means this object.  NULL only when out of memory.
+ */
+const struct tg_policy *tg_policy_builtin(void);
 
 /*
  * Enumerate the policy's mirror of the kernel for @kversion: forced-taint

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel .config: the loader's switches (MODVERSIONS, MODULE_SIG ...),
+ * VERMAGIC_STRING composed as include/linux/vermagic.h does, and which
+ * compressed modules can be loaded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel_internal.h"
+
+
+static const char *const cfg_names[CFG__N] = {
+	[CFG_MODVERSIONS] = "MODVERSIONS",
+	[CFG_MODULE_SIG] = "MODULE_SIG",
+	[CFG_MODULE_SIG_FORCE] = "MODULE_SIG_FORCE",
+	[CFG_MODULE_FORCE_LOAD] = "MODULE_FORCE_LOAD",
+	[CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS] = "MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS",
+	[CFG_LIVEPATCH] = "LIVEPATCH",
+	[CFG_RETPOLINE] = "RETPOLINE",
+	[CFG_MITIGATION_RETPOLINE] = "MITIGATION_RETPOLINE",
+	[CFG_SMP] = "SMP",
+	[CFG_PREEMPT_BUILD] = "PREEMPT_BUILD",
+	[CFG_PREEMPT] = "PREEMPT",
+	[CFG_PREEMPT_RT] = "PREEMPT_RT",
+	[CFG_MODULE_UNLOAD] = "MODULE_UNLOAD",
+	[CFG_RANDSTRUCT] = "RANDSTRUCT",		/* 5.19+: FULL or PERFORMANCE */
+	[CFG_GCC_PLUGIN_RANDSTRUCT] = "GCC_PLUGIN_RANDSTRUCT",	/* 4.13 - 5.18 */
+	[CFG_X86_64] = "X86_64",
+	[CFG_ARM64] = "ARM64",
+	[CFG_S390] = "S390",
+	[CFG_PPC] = "PPC",
+	[CFG_MPROFILE_KERNEL] = "MPROFILE_KERNEL",
+	[CFG_RELOCATABLE] = "RELOCATABLE",
+	[CFG_RISCV] = "RISCV",
+	[CFG_MODULE_DECOMPRESS] = "MODULE_DECOMPRESS",
+	[CFG_MODULE_COMPRESS_GZIP] = "MODULE_COMPRESS_GZIP",
+	[CFG_MODULE_COMPRESS_XZ] = "MODULE_COMPRESS_XZ",
+	[CFG_MODULE_COMPRESS_ZSTD] = "MODULE_COMPRESS_ZSTD",
+};
+
+
+static void config_line(struct tg_kconfig *c, const char *line, size_t len)
+{
+	const char *name = line + 7, *eq;
+
+	if (len < 9 || memcmp(line, "CONFIG_", 7))
+		return;
+	eq = memchr(name, '=', len - 7);
+	if (!eq || eq + 1 >= line + len || (eq[1] != 'y' && eq[1] != 'm'))
+		return;
+	for (int i = 0; i < CFG__N; i++) {
+		size_t n = strlen(cfg_names[i]);
+
+		if ((size_t)(eq - name) == n && !memcmp(name, cfg_names[i], n)) {
+			c->on[i] = true;
+			return;
+		}
+	}
+}
+
+void tg_config_parse(const char *buf, size_t len, struct tg_kconfig *c)
+{
+	const char *p, *end;
+
+	memset(c, 0, sizeof(*c));
+	for (p = buf, end = buf + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (size_t)((nl ? nl : end) - p);
+
+		config_line(c, p, l);
+		p += l + 1;
+	}
+}
+
+int tg_config_load(const char *path, uint64_t cap, struct tg_kconfig *c, struct tg_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = tg_read_path(path, cap, (void **)&buf, &len, err);
+
+	if (r < 0)
+		return r;
+	tg_config_parse(buf, len, c);
+	free(buf);
+	return 0;
+}
+
+static int tristate(const struct tg_kconfig *c, enum cfg_key k)
+{
+	return c ? (c->on[k] ? TG_YES : TG_NO) : TG_UNKNOWN;
+}
+
+/*
+ * MODULE_ARCH_VERMAGIC (arch/x/include/asm/vermagic.h, formerly asm/module.h)
+ * for the architectures whose part follows from .config alone; NULL for the
+ * others (i386 CPU families, 32-bit arm, mips, ...): better unknown than wrong.
+ */
+static const char *arch_vermagic(const struct tg_kconfig *c, char *buf, size_t len)
+{
+	if (c->on[CFG_X86_64] || c->on[CFG_S390])
+		return "";
+	if (c->on[CFG_ARM64])
+		return "aarch64";
+	if (c->on[CFG_RISCV])
+		return "riscv";
+	if (c->on[CFG_PPC]) {
+		snprintf(buf, len, "%s%s", c->on[CFG_MPROFILE_KERNEL] ? "mprofile-kernel " : "",
+			 c->on[CFG_RELOCATABLE] ? "relocatable " : "");
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * VERMAGIC_STRING as include/linux/vermagic.h builds it.  CONFIG_PREEMPT_BUILD
+ * (5.16+, also set by PREEMPT_DYNAMIC) replaced CONFIG_PREEMPT in the test;
+ * PREEMPT implies PREEMPT_BUILD where both exist, so either means "preempt ".
+ * With randstruct the string ends in a hash of the build's seed, which no
+ * .config holds: no answer then.
+ */
+static char *vermagic_compose(const struct tg_kconfig *c, const char *release)
+{
+	char archbuf[64];
+	const char *arch = arch_vermagic(c, archbuf, sizeof(archbuf));
+	const char *preempt = "";
+
+	if (!arch || c->on[CFG_RANDSTRUCT] || c->on[CFG_GCC_PLUGIN_RANDSTRUCT])
+		return NULL;
+	if (c->on[CFG_PREEMPT_BUILD] || c->on[CFG_PREEMPT])
+		preempt = "preempt ";
+	else if (c->on[CFG_PREEMPT_RT])
+		preempt = "preempt_rt ";
+	return tg_asprintf("%s %s%s%s%s%s", release, c->on[CFG_SMP] ? "SMP " : "", preempt,
+			   c->on[CFG_MODULE_UNLOAD] ? "mod_unload " : "",
+			   c->on[CFG_MODVERSIONS] ? "modversions " : "", arch);
+}
+
+void tg_kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
+{
+	k->modversions = tristate(c, CFG_MODVERSIONS);
+	k->module_sig = tristate(c, CFG_MODULE_SIG);
+	k->sig_force = tristate(c, CFG_MODULE_SIG_FORCE);
+	k->force_load = tristate(c, CFG_MODULE_FORCE_LOAD);
+	k->allow_missing_ns = tristate(c, CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS);
+	k->livepatch = tristate(c, CFG_LIVEPATCH);
+	/* renamed MITIGATION_RETPOLINE in 6.9 */
+	k->retpoline = c ? (c->on[CFG_RETPOLINE] || c->on[CFG_MITIGATION_RETPOLINE] ? TG_YES : TG_NO)
+			 : TG_UNKNOWN;
+}
+
+/*
+ * Which compressed modules can be loaded at all: kmod decompresses in
+ * userspace what it links, and (5.17+) hands the file to the kernel when the
+ * kernel's own decompressor, built for the one MODULE_COMPRESS_* format,
+ * handles it.  Unknown (0) unless kmod is found: the config alone says
+ * nothing about userspace.
+ */
+int tg_kernel_loader(struct tg_kernel *k, const char *root, const struct tg_kconfig *c)
+{
+	unsigned kmod = tg_kmod_compressions(root, &k->loadable_compressions_source);
+	unsigned inkernel = 0;
+
+	if (!kmod)
+		return 0;
+	if (c && c->on[CFG_MODULE_DECOMPRESS])
+		inkernel = (c->on[CFG_MODULE_COMPRESS_GZIP] ? 1u << TG_COMP_GZIP : 0) |
+			   (c->on[CFG_MODULE_COMPRESS_XZ] ? 1u << TG_COMP_XZ : 0) |
+			   (c->on[CFG_MODULE_COMPRESS_ZSTD] ? 1u << TG_COMP_ZSTD : 0);
+	k->loadable_compressions = kmod | inkernel | 1u << TG_COMP_NONE;
+	return 0;
+}
+
+int tg_kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kconfig *c)
+{
+	if (k->vermagic || !k->release || !c)
+		return 0;
+	k->vermagic = vermagic_compose(c, k->release);
+	if (!k->vermagic) {
+		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+				      "determine it (architecture or randstruct)");
+	}
+	k->vermagic_source = strdup(k->config_path);
+	return k->vermagic_source ? 0 : -ENOMEM;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The target kernel's facts, shared by the kernel files of the library (not
+ * installed):
+ *
+ *   kernel.c          tg_kernel_load(): gathering the facts, in order
+ *   kernel_release.c  release strings: version numbers, from paths and vermagic
+ *   kernel_places.c   where distributions keep a release's files (symvers, .config)
+ *   kernel_config.c   the kernel .config: loader switches, VERMAGIC_STRING, decompressors
+ *   kernel_intree.c   facts learned from the kernel's own modules (vermagic, keys)
+ *   root.c            paths inside a root directory
+ */
+#ifndef TG_KERNEL_INTERNAL_H
+#define TG_KERNEL_INTERNAL_H
+
+#include "internal.h"
+
+/* kernel_release.c */
+#define TG_RELEASE_MAX 256
+/* Copy @n bytes of @s into @buf as a string; -ENAMETOOLONG if it does not fit. */
+int tg_copy_word(const char *s, size_t n, char *buf, size_t len);
+/* A release is used as one path component: it must be one. */
+bool tg_release_is_sane(const char *r);
+/* @n bytes at @s: a sane release with a parseable version? */
+bool tg_release_word_ok(const char *s, size_t n);
+
+/* kernel_places.c: PRE KVER POST, e.g. "/boot/config-" KVER "" */
+struct tg_kplace {
+	const char *pre, *post;
+};
+extern const struct tg_kplace tg_symvers_places[], tg_config_places[];
+extern const size_t tg_n_symvers_places, tg_n_config_places;
+/* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
+char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release);
+bool tg_is_readable_file(const char *path);
+
+/* kernel_config.c */
+enum cfg_key {
+	CFG_MODVERSIONS,
+	CFG_MODULE_SIG,
+	CFG_MODULE_SIG_FORCE,
+	CFG_MODULE_FORCE_LOAD,
+	CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS,
+	CFG_LIVEPATCH,
+	CFG_RETPOLINE,
+	CFG_MITIGATION_RETPOLINE,
+	/* vermagic.h */
+	CFG_SMP,
+	CFG_PREEMPT_BUILD,
+	CFG_PREEMPT,
+	CFG_PREEMPT_RT,
+	CFG_MODULE_UNLOAD,
+	CFG_RANDSTRUCT,
+	CFG_GCC_PLUGIN_RANDSTRUCT,
+	/* MODULE_ARCH_VERMAGIC */
+	CFG_X86_64,
+	CFG_ARM64,
+	CFG_S390,
+	CFG_PPC,
+	CFG_MPROFILE_KERNEL,
+	CFG_RELOCATABLE,
+	CFG_RISCV,
+	/* in-kernel module decompression (5.17+) */
+	CFG_MODULE_DECOMPRESS,
+	CFG_MODULE_COMPRESS_GZIP,
+	CFG_MODULE_COMPRESS_XZ,
+	CFG_MODULE_COMPRESS_ZSTD,
+	CFG__N
+};
+
+struct tg_kconfig {
+	bool on[CFG__N];	/* =y or =m */
+};
+void tg_config_parse(const char *buf, size_t len, struct tg_kconfig *c);
+int tg_config_load(const char *path, uint64_t cap, struct tg_kconfig *c, struct tg_error *err);
+/* MODVERSIONS, MODULE_SIG ... of @c (NULL: unknown) into @k. */
+void tg_kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c);
+/* Which compressed modules the target can load (kmod under @root + in-kernel). */
+int tg_kernel_loader(struct tg_kernel *k, const char *root, const struct tg_kconfig *c);
+/* VERMAGIC_STRING from .config when no in-tree module gave it. */
+int tg_kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kconfig *c);
+
+/* kernel_intree.c: vermagic, sizeof(struct module), signing keys from in-tree modules */
+int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim);
+
+/* kernel.c */
+int tg_kernel_note(struct tg_kernel *k, const char *msg);
+
+/* root.c: "" for the host, else @root without trailing slashes; NULL on ENOMEM. */
+char *tg_root_prefix(const char *root);
+
+#endif

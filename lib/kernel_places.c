@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Where distributions keep a kernel release's files (Module.symvers, .config),
+ * below a root, and how a packaged path is recognised as one of them.  The
+ * places are PRE KVER POST pairs rather than format strings so that the
+ * compiler checks every printf format.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel_internal.h"
+
+/* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
+char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release)
+{
+	char *p = tg_asprintf("%s%s%s", pl->pre, release, pl->post), *r;
+
+	if (!p || !*root)
+		return p;
+	r = tg_root_resolve(root, p);
+	free(p);
+	return r;
+}
+
+bool tg_is_readable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* Where distros put Module.symvers, most specific first (§7). */
+const struct tg_kplace tg_symvers_places[] = {
+	{ "/lib/modules/", "/build/Module.symvers" },	/* Debian, Fedora -devel */
+	{ "/usr/src/kernels/", "/Module.symvers" },	/* Fedora/RHEL kernel-devel */
+	{ "/usr/src/linux-headers-", "/Module.symvers" },	/* Debian/Ubuntu headers */
+	{ "/boot/symvers-", ".gz" },			/* Fedora/RHEL/SUSE */
+	{ "/lib/modules/", "/symvers.gz" },		/* newer Fedora kernel-core */
+	{ "/usr/lib/modules/", "/symvers.gz" },
+	{ "/boot/symvers-", ".xz" },
+	{ "/lib/modules/", "/symvers.xz" },
+	{ "/usr/lib/modules/", "/symvers.xz" },
+	{ "/lib/modules/", "/symvers.zst" },
+	{ "/usr/lib/modules/", "/symvers.zst" },
+};
+
+const size_t tg_n_symvers_places = TG_ARRAY_SIZE(tg_symvers_places);
+
+const struct tg_kplace tg_config_places[] = {
+	{ "/boot/config-", "" },
+	{ "/lib/modules/", "/build/.config" },
+	{ "/usr/src/kernels/", "/.config" },
+	{ "/usr/src/linux-headers-", "/.config" },
+	{ "/lib/modules/", "/config" },		/* Fedora kernel-core */
+	{ "/usr/lib/modules/", "/config" },
+};
+const size_t tg_n_config_places = TG_ARRAY_SIZE(tg_config_places);
+
+/* @path is PRE RELEASE POST of one of @pl[]: its index, the release in @buf. */
+static int place_match(const struct tg_kplace *pl, size_t n_pl, const char *path, char *buf,
+		       size_t len)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	for (size_t i = 0; i < n_pl; i++) {
+		size_t a = strlen(pl[i].pre), b = strlen(pl[i].post);
+
+		if (n <= a + b || strncmp(path, pl[i].pre, a) || strcmp(path + n - b, pl[i].post) ||
+		    !tg_release_word_ok(path + a, n - a - b))
+			continue;
+		return tg_copy_word(path + a, n - a - b, buf, len) < 0 ? -ENAMETOOLONG : (int)i;
+	}
+	return -ENOENT;
+}
+
+int tg_kernel_config_place(const char *path, char *buf, size_t len)
+{
+	return place_match(tg_config_places, tg_n_config_places, path, buf, len);
+}
+
+int tg_kernel_symvers_place(const char *path, char *buf, size_t len)
+{
+	return place_match(tg_symvers_places, tg_n_symvers_places, path, buf, len);
+}
+
+bool tg_kernel_path_in_tree(const char *path)
+{
+	const char *p = path, *rel, *slash;
+
+	if (!p)
+		return false;
+	if (!strncmp(p, "/usr/", 5))
+		p += 4;
+	if (strncmp(p, "/lib/modules/", 13))
+		return false;
+	rel = p + 13;
+	slash = strchr(rel, '/');
+	return slash && tg_release_word_ok(rel, (size_t)(slash - rel)) &&
+	       !strncmp(slash, "/kernel/", 8);
+}
+
+/* First existing file of @pl[] for @release under @root; malloc'ed or NULL. */
+static char *find_first(const char *root, const struct tg_kplace *pl, size_t n, const char *release)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = tg_root_kpath(root, &pl[i], release);
+
+		if (p && tg_is_readable_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+int tg_kernel_find_symvers(const char *root, const char *release, char *buf, size_t len)
+{
+	char *pfx, *p;
+	int r;
+
+	if (!release || !tg_release_is_sane(release))
+		return -EINVAL;
+	pfx = tg_root_prefix(root);
+	if (!pfx)
+		return -ENOMEM;
+	p = find_first(pfx, tg_symvers_places, tg_n_symvers_places, release);
+	free(pfx);
+	if (!p)
+		return -ENOENT;
+	r = tg_copy_word(p, strlen(p), buf, len);
+	free(p);
+	return r;
+}
