@@ -10,7 +10,6 @@
  * loading to refused or from clean to proprietary).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "predict.h"
@@ -305,12 +304,11 @@ static int predict_member(struct tg_set *s, size_t i, const struct tg_policy *p,
 	return tg_predict_module(e->path, e->m, e->k, p, &ctx, v);
 }
 
-/* Members of one round, handed out in small batches to the round's threads. */
+/* Members of one round, handed out in batches of ROUND_BATCH to the pool's threads. */
 struct round_work {
 	struct tg_set *s;
 	const struct tg_policy *p;
 	struct tg_verdict *out;
-	size_t next;		/* atomic: first member not yet taken */
 	int error;		/* atomic: first negative errno, else 0 */
 };
 
@@ -318,56 +316,48 @@ struct round_work {
 /* Below this many members a round is not worth a thread. */
 #define ROUND_MIN_PARALLEL 128
 
-static void *round_worker(void *arg)
+static void round_batch(size_t b, unsigned worker, void *arg)
 {
 	struct round_work *w = arg;
+	size_t i = b * ROUND_BATCH, end = i + ROUND_BATCH < w->s->n ? i + ROUND_BATCH : w->s->n;
 
-	for (;;) {
-		size_t i = __atomic_fetch_add(&w->next, ROUND_BATCH, __ATOMIC_RELAXED);
-		size_t end = i + ROUND_BATCH < w->s->n ? i + ROUND_BATCH : w->s->n;
+	(void)worker;
+	for (; i < end && !__atomic_load_n(&w->error, __ATOMIC_RELAXED); i++) {
+		/* reads only the previous round's member states: threads never race */
+		int r;
 
-		if (i >= w->s->n || __atomic_load_n(&w->error, __ATOMIC_RELAXED))
-			return NULL;
-		for (; i < end; i++) {
-			int r;
+		tg_verdict_free_contents(&w->out[i]);
+		r = predict_member(w->s, i, w->p, &w->out[i]);
+		if (r < 0) {
+			int zero = 0;
 
-			/* reads only the previous round's member states: threads never race */
-			tg_verdict_free_contents(&w->out[i]);
-			r = predict_member(w->s, i, w->p, &w->out[i]);
-			if (r < 0) {
-				int zero = 0;
-
-				__atomic_compare_exchange_n(&w->error, &zero, r, false, __ATOMIC_RELAXED,
-							    __ATOMIC_RELAXED);
-				return NULL;
-			}
+			__atomic_compare_exchange_n(&w->error, &zero, r, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
 		}
 	}
 }
 
-/* Predict every member once, on s->jobs threads (the caller's one included). */
-static int predict_all(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+/* Predict every member once, on the pool @q (NULL: the caller's thread alone). */
+static int predict_all(struct tg_set *s, struct tg_workq *q, const struct tg_policy *p,
+		       struct tg_verdict *out)
 {
-	struct round_work w = { s, p, out, 0, 0 };
-	pthread_t th[15];
-	unsigned n = 0, want = s->jobs > 1 && s->n >= ROUND_MIN_PARALLEL ? s->jobs - 1 : 0;
+	struct round_work w = { s, p, out, 0 };
+	size_t batches = (s->n + ROUND_BATCH - 1) / ROUND_BATCH;
 
-	if (want > 15)
-		want = 15;
-	for (; n < want; n++)
-		if (pthread_create(&th[n], NULL, round_worker, &w) != 0)
-			break;	/* fewer threads, same result */
-	round_worker(&w);
-	for (unsigned t = 0; t < n; t++)
-		pthread_join(th[t], NULL);
+	if (q)
+		tg_workq_run(q, batches, round_batch, &w);
+	else
+		for (size_t b = 0; b < batches; b++)
+			round_batch(b, 0, &w);
 	return w.error;
 }
 
 /* One round; returns 1 if any member's load/proprietary state changed. */
-static int round_once(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+static int round_once(struct tg_set *s, struct tg_workq *q, const struct tg_policy *p,
+		      struct tg_verdict *out)
 {
 	int changed = 0;
-	int r = predict_all(s, p, out);
+	int r = predict_all(s, q, p, out);
 
 	if (r < 0)
 		return r;
@@ -386,6 +376,7 @@ static int round_once(struct tg_set *s, const struct tg_policy *p, struct tg_ver
 
 int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
 {
+	struct tg_workq *q = NULL;
 	int r;
 
 	memset(out, 0, s->n * sizeof(*out));
@@ -395,14 +386,18 @@ int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdic
 		s->mem[i].loads = s->mem[i].m != NULL;
 		s->mem[i].proprietary = false;
 	}
+	/* One pool for every round; a small set is not worth a thread. */
+	if (s->jobs > 1 && s->n >= ROUND_MIN_PARALLEL && !(q = tg_workq_new(s->jobs, 0)))
+		return -ENOMEM;
 	/* Each round can only make more providers refused or proprietary. */
 	for (size_t round = 0; round <= s->n + 1; round++) {
-		r = round_once(s, p, out);
-		if (r < 0)
-			return r;
-		if (r == 0)
+		r = round_once(s, q, p, out);
+		if (r <= 0)
 			break;
 	}
+	tg_workq_finish(q);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->mem[i].package && !out[i].package)
 			out[i].package = strdup(s->mem[i].package);

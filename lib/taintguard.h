@@ -542,22 +542,39 @@ int tg_predict(const char *path, const struct tg_module *m, const struct tg_kern
 /* ---------------------------------------------------------- parallel work */
 
 /*
- * Reading many modules on @jobs threads (the caller's included) while the
- * caller produces their bytes in order, e.g. from an rpm payload: push each
- * item with the function that reads it; the function runs on some thread and
- * stores its results in the item, which stays the caller's.  At most 64 items
- * or @max_bytes (the items' stated sizes) wait; a push to a full queue runs
- * queued work on the caller's thread first.  tg_workq_finish() returns when
- * every item has run, and frees the queue.  With @jobs <= 1 a push runs the
- * item at once.  tg_workq_new() returns NULL only on ENOMEM.
+ * The library's thread pool, also offered to front ends so that there is one.
+ *
+ * tg_workq_new(jobs, max_bytes) starts jobs - 1 threads (the caller's thread
+ * is the jobs-th); NULL only on ENOMEM.  Two kinds of work share them:
+ *
+ *  - tg_workq_run(q, n, fn, data) runs fn(i, worker, data) for every i in
+ *    [0, n) and returns when all of them, and every item they pushed, are
+ *    done.  @worker (0 .. jobs-1) names the thread, for per-thread state;
+ *    0 is the caller's.  Calls to tg_workq_run() do not overlap.
+ *  - tg_workq_push(q, fn, item, bytes) queues fn(item), e.g. reading one
+ *    module while its bytes stream in from an rpm payload; any thread may
+ *    push, also a task.  At most 64 items or @max_bytes (their stated sizes)
+ *    wait; a push to a full queue runs queued work on the pusher's thread
+ *    first.  Idle threads take items before new tasks.
+ *
+ * tg_workq_finish() runs what is queued, stops the threads and frees @q.
+ * With jobs <= 1 no thread is started: tasks run in order and a push runs
+ * its item at once.  Results never depend on the number of jobs when each
+ * task and item writes only its own results.
  */
-/* Threads to use when the caller does not say: the online CPUs (1 if unknown). */
+/* Threads to use when the caller does not say: the CPUs this process may run on (<= 256). */
 unsigned tg_default_jobs(void);
 typedef void (*tg_work_fn)(void *item);
+typedef void (*tg_task_fn)(size_t i, unsigned worker, void *data);
 struct tg_workq;
 struct tg_workq *tg_workq_new(unsigned jobs, size_t max_bytes);
+/* Threads of @q, the caller's included (fewer than asked when a thread could not start). */
+unsigned tg_workq_jobs(const struct tg_workq *q);
 void tg_workq_push(struct tg_workq *q, tg_work_fn fn, void *item, size_t bytes);
+void tg_workq_run(struct tg_workq *q, size_t n, tg_task_fn fn, void *data);
 void tg_workq_finish(struct tg_workq *q);
+/* tg_workq_new + tg_workq_run + tg_workq_finish; -ENOMEM when no queue could be made. */
+int tg_parallel(size_t n, unsigned jobs, tg_task_fn fn, void *data);
 
 /* --------------------------------------------------------------- reports */
 
