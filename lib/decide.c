@@ -17,9 +17,7 @@ static void fill_facts(const struct tg_verdict *v, const struct tg_kernel *k,
 	f->forced_taint = v->forced_taint;
 	f->incomplete = v->incomplete;
 	f->taint = v->taint_kernel | v->taint_module;
-	for (size_t i = 0; i < v->n_notes; i++)
-		if (strstr(v->notes[i], "advisory list"))
-			f->advisory = true;
+	f->advisory = v->advisory;
 }
 
 static int explain(struct tg_verdict *v)

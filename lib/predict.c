@@ -287,6 +287,7 @@ static int taint_forced(struct state *s)
 		return 0;
 	if (ft->advisory) {
 		s->v->forced_taint = false;
+		s->v->advisory = true;
 		return tg_verdict_add_note(s->v, "'%s' is on an advisory list (not enforced by the kernel): %s",
 					   s->name, ft->reason ? ft->reason : "");
 	}

@@ -136,6 +136,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	fputs(v->gpl_only_known ? "true" : "false", out);
 	json_key(out, "forced_taint", false);
 	fputs(v->forced_taint ? "true" : "false", out);
+	json_key(out, "advisory", false);
+	fputs(v->advisory ? "true" : "false", out);
 	json_key(out, "incomplete", false);
 	fputs(v->incomplete ? "true" : "false", out);
 	json_key(out, "flags", false);

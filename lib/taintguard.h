@@ -503,6 +503,7 @@ struct tg_verdict {
 	size_t n_notes;
 
 	bool forced_taint;
+	bool advisory;		/* the name is on an advisory list of the policy (no kernel effect) */
 	bool incomplete;
 
 	enum tg_action action;
