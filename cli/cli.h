@@ -39,15 +39,13 @@ int cli_parse_format(const char *s, enum tg_format *f);
 /* "taintguard: " + message on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Load the policy named by --policy, or the installed default. */
+/*
+ * The policy named by --policy, or the installed default, or (nothing
+ * installed) the built-in policy; NULL after saying why on stderr.
+ */
 struct tg_policy *cli_load_policy(const struct cli_opts *o);
-
-/* Kernel facts per release, loaded once. */
-struct kernel_cache;
-struct kernel_cache *kernel_cache_new(const struct cli_opts *o);
-void kernel_cache_free(struct kernel_cache *c);
-/* NULL release = unknown kernel (still returns an object when --symvers is given). */
-const struct tg_kernel *kernel_cache_get(struct kernel_cache *c, const char *release, bool *failed);
+/* A judging context from the options (limits, jobs, root, kernel files, policy). */
+struct tg_ctx *cli_ctx_new(const struct cli_opts *o);
 
 /* Release a module targets: --kernel, else its path, else its vermagic. */
 const char *cli_module_release(const struct cli_opts *o, const char *path,
@@ -60,13 +58,9 @@ struct file_list {
 };
 int file_list_collect(struct file_list *fl, const char *path, bool explicit_file);
 void file_list_free(struct file_list *fl);
-bool is_module_name(const char *name);
 
 /* Worst action -> exit code. */
 int cli_exit_for(enum tg_action worst, bool had_error);
-
-/* Run fn(i, data) for i in [0, n) on @jobs threads. */
-void cli_parallel(size_t n, unsigned jobs, void (*fn)(size_t i, void *data), void *data);
 
 int cmd_check(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

@@ -553,7 +553,7 @@ static void walk_modules(const struct audit *a, const char *rel, struct file_lis
 			/* build/ and source/ point into kernel trees: not modules */
 			if (S_ISDIR(st.st_mode))
 				walk_modules(a, child, out, depth + 1);
-			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && is_module_name(de->d_name)) {
+			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && tg_module_file_name(de->d_name)) {
 				if (out->n == out->cap) {
 					size_t nc = out->cap ? out->cap * 2 : 64;
 					char **nv = realloc(out->v, nc * sizeof(char *));
@@ -580,8 +580,9 @@ struct inst_job {
 	const struct tg_limits *lim;
 };
 
-static void open_installed(size_t i, void *data)
+static void open_installed(size_t i, unsigned worker, void *data)
 {
+	(void)worker;
 	struct inst_job *j = data;
 	struct audit_module *am = j->mods[i];
 	struct tg_error err = { 0 };
@@ -676,7 +677,7 @@ static int scan_installed(struct audit *a)
 			m->disk_path = resolve_in_root(a, m->path, &m->link_target);
 			all[n_all++] = m;
 		}
-	cli_parallel(n_all, a->o.jobs, open_installed, &(struct inst_job){ all, &a->o.limits });
+	tg_parallel(n_all, a->o.jobs, open_installed, &(struct inst_job){ all, &a->o.limits });
 	free(all);
 	return 0;
 }
@@ -894,9 +895,9 @@ static int cmp_target(const void *x, const void *y)
 
 /* ------------------------------------------------------------ main */
 
-static int judge(struct audit *a, struct tg_policy *pol, struct kernels *ks)
+static int judge(struct audit *a, struct tg_ctx *ctx, struct kernels *ks)
 {
-	struct tg_set *set = tg_set_new();
+	struct tg_set *set = tg_set_new(ctx);
 	struct tg_verdict *v = NULL;
 	size_t n = 0, k = 0;
 	int r = -ENOMEM;
@@ -925,8 +926,7 @@ static int judge(struct audit *a, struct tg_policy *pol, struct kernels *ks)
 			qsort(p->targets, p->n_targets, sizeof(*p->targets), cmp_target);
 	}
 	v = calloc(n ? n : 1, sizeof(*v));
-	tg_set_set_jobs(set, a->o.jobs);
-	if (!v || tg_set_predict(set, pol, v) < 0)
+	if (!v || tg_set_predict(set, v) < 0)
 		goto out;
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		struct audit_pkg *p = a->pkgs[i];
@@ -983,7 +983,7 @@ int cmd_audit(int argc, char **argv)
 	};
 	struct audit a = { 0 };
 	struct kernels ks = { 0 };
-	struct tg_policy *pol = NULL;
+	struct tg_ctx *ctx = NULL;
 	struct audit_pkg **todo = NULL;
 	size_t n_todo = 0;
 	enum tg_action worst = TG_ACTION_ALLOW;
@@ -1027,8 +1027,8 @@ int cmd_audit(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	mallopt(M_TRIM_THRESHOLD, 4 << 20);
 
-	pol = cli_load_policy(&a.o);
-	if (!pol)
+	ctx = cli_ctx_new(&a.o);
+	if (!ctx)
 		goto out;
 	if (rpm_setup(&a) < 0)
 		goto out;
@@ -1117,7 +1117,7 @@ int cmd_audit(int argc, char **argv)
 	if (a.n_sv)
 		qsort(a.sv, a.n_sv, sizeof(*a.sv), cmp_sv);
 
-	r = judge(&a, pol, &ks);
+	r = judge(&a, ctx, &ks);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			cli_error("out of memory");
@@ -1165,7 +1165,7 @@ out:
 		free(a.sv[i].data);
 	}
 	free(a.sv);
-	tg_policy_free(pol);
+	tg_ctx_free(ctx);
 	if (rpm_ready)
 		rpm_teardown();
 	return rc;

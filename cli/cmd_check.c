@@ -47,12 +47,13 @@ static void check_usage(FILE *out)
 	      "2 something denied, 3 usage error or a file that could not be read.\n", out);
 }
 
-static void open_one(size_t i, void *data)
+static void open_one(size_t i, unsigned worker, void *data)
 {
 	struct open_job *j = data;
 	struct item *it = &j->items[i];
 	struct tg_error err = { 0 };
 
+	(void)worker;
 	if (tg_module_open_path(it->path, j->lim, &it->m, &err) < 0)
 		it->error = strdup(err.msg[0] ? err.msg : "cannot read module");
 }
@@ -74,30 +75,30 @@ static int print_verdicts(const struct cli_opts *o, struct tg_verdict *v, size_t
 }
 
 /* Judge all opened items as one set; returns the exit code. */
-static int judge(const struct cli_opts *o, struct item *items, size_t n, struct tg_policy *p)
+static int judge(const struct cli_opts *o, struct tg_ctx *ctx, struct item *items, size_t n)
 {
-	struct kernel_cache *kc = kernel_cache_new(o);
-	struct tg_set *set = tg_set_new();
+	struct tg_set *set = tg_set_new(ctx);
 	struct tg_verdict *v = calloc(n ? n : 1, sizeof(*v));
 	enum tg_action worst = TG_ACTION_ALLOW;
 	bool had_error = false;
 	int rc = TG_EXIT_ERROR;
 
-	if (!kc || !set || !v)
+	if (!set || !v)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		char buf[256];
 		const char *rel = cli_module_release(o, items[i].path, items[i].m, buf, sizeof(buf));
-		bool failed = false;
-		const struct tg_kernel *k = kernel_cache_get(kc, rel, &failed);
+		const struct tg_kernel *k = NULL;
+		struct tg_error err = { 0 };
 
-		if (failed)
+		if (tg_ctx_kernel(ctx, rel, &k, &err) < 0) {
+			cli_error("%s", err.msg);
 			goto out;
+		}
 		if (tg_set_add(set, items[i].path, items[i].m, k, NULL, items[i].error) < 0)
 			goto out;
 	}
-	tg_set_set_jobs(set, o->jobs);
-	if (tg_set_predict(set, p, v) < 0) {
+	if (tg_set_predict(set, v) < 0) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -117,7 +118,6 @@ out:
 		tg_verdict_free_contents(&v[i]);
 	free(v);
 	tg_set_free(set);
-	kernel_cache_free(kc);
 	return rc;
 }
 
@@ -139,7 +139,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct file_list fl = { 0 };
 	struct cli_opts o;
-	struct tg_policy *p = NULL;
+	struct tg_ctx *ctx = NULL;
 	struct item *items = NULL;
 	int opt, rc = TG_EXIT_ERROR;
 
@@ -167,23 +167,26 @@ int cmd_check(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		if (file_list_collect(&fl, argv[i], true) < 0)
 			goto out;
-	p = cli_load_policy(&o);
-	if (!p)
+	ctx = cli_ctx_new(&o);
+	if (!ctx)
 		goto out;
 	items = calloc(fl.n ? fl.n : 1, sizeof(*items));
 	if (!items)
 		goto out;
 	for (size_t i = 0; i < fl.n; i++)
 		items[i].path = fl.v[i];
-	cli_parallel(fl.n, o.jobs, open_one, &(struct open_job){ items, &o.limits });
-	rc = judge(&o, items, fl.n, p);
+	if (tg_parallel(fl.n, o.jobs, open_one, &(struct open_job){ items, &o.limits }) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
+	rc = judge(&o, ctx, items, fl.n);
 out:
 	for (size_t i = 0; items && i < fl.n; i++) {
 		tg_module_free(items[i].m);
 		free(items[i].error);
 	}
 	free(items);
-	tg_policy_free(p);
+	tg_ctx_free(ctx);
 	file_list_free(&fl);
 	return rc;
 }

@@ -3,9 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +94,6 @@ struct tg_policy *cli_load_policy(const struct cli_opts *o)
 	const char *path = o->policy ? o->policy : tg_policy_default_path();
 	struct tg_policy *p = NULL;
 	struct tg_error err = { 0 };
-	int r;
 
 	/*
 	 * Run from a build tree (nothing installed): the built-in policy is the
@@ -104,92 +101,34 @@ struct tg_policy *cli_load_policy(const struct cli_opts *o)
 	 * but unreadable is an error, never silently replaced.
 	 */
 	if (!o->policy && access(path, F_OK) != 0 && errno == ENOENT)
-		r = tg_policy_load_mem("taintguard-policy: 1\n", 20, "<built-in policy>", &o->limits, &p, &err);
-	else
-		r = tg_policy_load_path(path, &o->limits, &p, &err);
-	if (r < 0) {
+		return (struct tg_policy *)tg_policy_builtin();
+	if (tg_policy_load_path(path, &o->limits, &p, &err) < 0) {
 		cli_error("%s", err.msg);
 		return NULL;
 	}
 	return p;
 }
 
-/* --------------------------------------------------------- kernel cache */
-
-struct kernel_entry {
-	char *release;		/* NULL for "unknown" */
-	struct tg_kernel *k;
-	bool failed;
-};
-
-struct kernel_cache {
-	const struct cli_opts *o;
-	struct kernel_entry *e;
-	size_t n, cap;
-};
-
-struct kernel_cache *kernel_cache_new(const struct cli_opts *o)
+struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 {
-	struct kernel_cache *c = calloc(1, sizeof(*c));
+	struct tg_ctx *ctx = NULL;
+	struct tg_policy *p;
 
-	if (c)
-		c->o = o;
-	return c;
-}
-
-void kernel_cache_free(struct kernel_cache *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->e[i].release);
-		tg_kernel_free(c->e[i].k);
+	if (tg_ctx_new(&ctx) < 0 || tg_ctx_set_root(ctx, o->root) < 0 ||
+	    tg_ctx_set_kernel_files(ctx, o->symvers, o->config) < 0) {
+		cli_error("out of memory");
+		tg_ctx_free(ctx);
+		return NULL;
 	}
-	free(c->e);
-	free(c);
-}
-
-static bool same_release(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-const struct tg_kernel *kernel_cache_get(struct kernel_cache *c, const char *release, bool *failed)
-{
-	struct tg_kernel_opts ko = { 0 };
-	struct tg_error err = { 0 };
-	struct kernel_entry *e;
-
-	for (size_t i = 0; i < c->n; i++)
-		if (same_release(c->e[i].release, release)) {
-			*failed = c->e[i].failed;
-			return c->e[i].k;
-		}
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 4;
-		struct kernel_entry *ne = realloc(c->e, ncap * sizeof(*ne));
-
-		if (!ne) {
-			*failed = true;
-			return NULL;
-		}
-		c->e = ne;
-		c->cap = ncap;
+	*tg_ctx_limits(ctx) = o->limits;
+	tg_ctx_set_jobs(ctx, o->jobs);
+	p = cli_load_policy(o);
+	if (!p) {
+		tg_ctx_free(ctx);
+		return NULL;
 	}
-	e = &c->e[c->n++];
-	memset(e, 0, sizeof(*e));
-	e->release = release ? strdup(release) : NULL;
-	ko.root = c->o->root;
-	ko.release = release;
-	ko.symvers_path = c->o->symvers;
-	ko.config_path = c->o->config;
-	ko.limits = &c->o->limits;
-	if ((release || c->o->symvers) && tg_kernel_load(&ko, &e->k, &err) < 0) {
-		cli_error("%s", err.msg);
-		e->failed = true;
-	}
-	*failed = e->failed;
-	return e->k;
+	tg_ctx_set_policy(ctx, p);
+	return ctx;
 }
 
 const char *cli_module_release(const struct cli_opts *o, const char *path,
@@ -208,20 +147,6 @@ const char *cli_module_release(const struct cli_opts *o, const char *path,
 }
 
 /* ------------------------------------------------------------ file list */
-
-bool is_module_name(const char *name)
-{
-	static const char *const sfx[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < 4; i++) {
-		size_t l = strlen(sfx[i]);
-
-		if (n > l && !strcmp(name + n - l, sfx[i]))
-			return true;
-	}
-	return false;
-}
 
 static int push(struct file_list *fl, const char *p)
 {
@@ -272,7 +197,7 @@ static int walk(struct file_list *fl, const char *dir, int depth)
 		/* lstat: never follow directory symlinks (loops); module symlinks are followed on open. */
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			r = walk(fl, p, depth + 1);
-		else if (is_module_name(de->d_name))
+		else if (tg_module_file_name(de->d_name))
 			r = push(fl, p);
 		free(p);
 	}
@@ -313,40 +238,4 @@ int cli_exit_for(enum tg_action worst, bool had_error)
 	case TG_ACTION_MARK: return TG_EXIT_MARK;
 	default: return TG_EXIT_ALLOW;
 	}
-}
-
-/* ------------------------------------------------------------- threads */
-
-struct par {
-	atomic_size_t next;
-	size_t n;
-	void (*fn)(size_t, void *);
-	void *data;
-};
-
-static void *worker(void *arg)
-{
-	struct par *p = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
-		p->fn(i, p->data);
-	return NULL;
-}
-
-void cli_parallel(size_t n, unsigned jobs, void (*fn)(size_t i, void *data), void *data)
-{
-	struct par p = { .n = n, .fn = fn, .data = data };
-	pthread_t th[256];
-	unsigned started = 0;
-
-	atomic_init(&p.next, 0);
-	if (jobs > 256)
-		jobs = 256;
-	for (unsigned t = 1; t < jobs && t < n; t++)
-		if (pthread_create(&th[started], NULL, worker, &p) == 0)
-			started++;
-	worker(&p);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
 }

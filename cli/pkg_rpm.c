@@ -118,7 +118,7 @@ int classify_path(const char *path, char *rel, size_t rlen, int *prio)
 	int place;
 
 	base = base ? base + 1 : path;
-	if (is_module_name(base))
+	if (tg_module_file_name(base))
 		return 1;
 	/* the library's search order ranks the carriers (kernel-devel before /boot, ...) */
 	if (strstr(base, "symvers") && (place = tg_kernel_symvers_place(path, rel, rlen)) >= 0) {

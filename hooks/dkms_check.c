@@ -20,8 +20,7 @@ void judgement_free(struct judgement *j)
 		tg_verdict_free_contents(&j->v[i]);
 	free(j->v);
 	free(j->release);
-	tg_kernel_free(j->kernel);
-	tg_policy_free(j->policy);
+	tg_ctx_free(j->ctx);	/* and the policy and the kernel */
 	memset(j, 0, sizeof(*j));
 }
 
@@ -40,6 +39,7 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	struct tg_limits lim;
 	struct tg_error err = { 0 };
 	struct tg_set *set = NULL;
+	struct tg_policy *policy = NULL;
 	int r = -ENOMEM;
 
 	memset(j, 0, sizeof(*j));
@@ -47,11 +47,22 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	if (!mods || !errs)
 		goto out;
 	lim = s->limits;
-	if (tg_policy_load_path(policy_path(s), &lim, &j->policy, &err) < 0) {
+	if (tg_ctx_new(&j->ctx) < 0)
+		goto out;
+	*tg_ctx_limits(j->ctx) = lim;
+	if (tg_policy_load_path(policy_path(s), &lim, &policy, &err) < 0) {
+		/*
+		 * Fail closed as far as the kernel goes, as the rpm plugin does: the
+		 * built-in policy still denies what the kernel refuses or
+		 * force-taints and marks the rest.
+		 */
 		bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
-		msg("cannot load the policy: %s; every module is denied until it is fixed", err.msg);
-		j->policy = NULL;
+		msg("cannot load the policy: %s; judging with the built-in policy until this is "
+		    "fixed (exceptions do not apply)", err.msg);
+		policy = NULL;
 	}
+	tg_ctx_set_policy(j->ctx, policy);
+	j->policy = tg_ctx_policy(j->ctx);
 	for (size_t i = 0; i < total; i++) {
 		const char *path = i < n ? targets[i].path : context->v[i - n];
 
@@ -79,15 +90,13 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	if (release && !j->release)
 		goto out;
 	if (j->release) {
-		struct tg_kernel_opts ko = { .root = NULL, .release = j->release, .limits = &lim };
-
 		memset(&err, 0, sizeof(err));
-		if (tg_kernel_load(&ko, &j->kernel, &err) < 0) {
+		if (tg_ctx_kernel(j->ctx, j->release, &j->kernel, &err) < 0) {
 			msg("kernel %s: %s (judging without its facts)", j->release, err.msg);
 			j->kernel = NULL;
 		}
 	}
-	set = tg_set_new();
+	set = tg_set_new(j->ctx);
 	if (!set)
 		goto out;
 	for (size_t i = 0; i < total; i++) {
@@ -104,7 +113,7 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	j->v = calloc(n ? n : 1, sizeof(*j->v));
 	if (!all || !j->v)
 		goto out;
-	if (tg_set_predict(set, j->policy, all) < 0)
+	if (tg_set_predict(set, all) < 0)
 		goto out;
 	for (size_t i = 0; i < count; i++) {
 		if (i < n) {
@@ -174,7 +183,7 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
 			  const char *package, const char *name, const char *retry)
 {
 	const char *site = TG_SYSCONFDIR "/policy.yaml";
-	const char *src = j->policy ? tg_policy_source(j->policy) : NULL;
+	const char *src = j->policy_error[0] ? NULL : tg_policy_source(j->policy);
 	char pkg[256];
 	char *slash;
 
@@ -220,10 +229,10 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	}
 	for (size_t i = 0; i < v->n_reasons; i++)
 		line("reason: %s", v->reasons[i]);
-	if (!j->policy)
-		line("policy: could not be loaded (%s) -> deny", j->policy_error);
-	else
-		line("policy: rule '%s' of %s -> %s%s%s%s", v->rule ? v->rule : "?",
+	if (j->policy_error[0])
+		line("policy: could not be loaded (%s): judged with the built-in policy",
+		     j->policy_error);
+	line("policy: rule '%s' of %s -> %s%s%s%s", v->rule ? v->rule : "?",
 		     tg_policy_source(j->policy), tg_action_name(v->action),
 		     v->justification ? " (" : "", v->justification ? v->justification : "",
 		     v->justification ? ")" : "");

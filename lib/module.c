@@ -306,7 +306,7 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 		label = "<memory>";
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return tg_fail(err, -ENOTSUP, "%s: libelf: %s", label, elf_errmsg(-1));
-	m = calloc(1, sizeof(*m));
+	m = calloc(1, sizeof(struct tg_module_priv));
 	if (!m)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
 	m->label = strdup(label);
@@ -374,9 +374,9 @@ void tg_module_free(struct tg_module *m)
 	tg_modinfo_free(m->modinfo, m->n_modinfo);
 	free(m->imports);
 	free(m->versions);
-	free(m->versions_slots);
+	free(tg_module_priv(m)->versions_slots);
 	free(m->exports);
-	tg_strpool_free(m->strings);	/* every symbol name and namespace */
+	tg_strpool_free(tg_module_priv(m)->strings);	/* every symbol name and namespace */
 	tg_signature_free(&m->sig);
 	tg_strv_free_array(m->problems, m->n_problems);
 	free(m);
@@ -399,14 +399,15 @@ bool tg_module_has(const struct tg_module *m, const char *key)
 
 bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc)
 {
+	const struct tg_module_priv *mp = m ? tg_module_priv(m) : NULL;
 	size_t i;
 
-	if (!m || !m->versions_slots)
+	if (!mp || !mp->versions_slots)
 		return false;
 	/* the table holds the first record of each name, as the kernel's linear search finds it */
-	for (i = tg_name_hash(sym, strlen(sym)) & m->versions_mask; m->versions_slots[i];
-	     i = (i + 1) & m->versions_mask) {
-		const struct tg_version *v = &m->versions[m->versions_slots[i] - 1];
+	for (i = tg_name_hash(sym, strlen(sym)) & mp->versions_mask; mp->versions_slots[i];
+	     i = (i + 1) & mp->versions_mask) {
+		const struct tg_version *v = &m->versions[mp->versions_slots[i] - 1];
 
 		if (!strcmp(v->name, sym)) {
 			*crc = v->crc;

@@ -11,6 +11,22 @@
 
 #include "internal.h"
 
+/*
+ * A module as the library allocates it: the public struct first, then what
+ * only the reader uses.  Callers see struct tg_module alone.
+ */
+struct tg_module_priv {
+	struct tg_module pub;
+	uint32_t *versions_slots;	/* hash of version names (index + 1, 0 = empty) */
+	size_t versions_mask;		/* slots - 1 */
+	struct tg_strpool *strings;	/* the import, export and version names */
+};
+
+static inline struct tg_module_priv *tg_module_priv(const struct tg_module *m)
+{
+	return (struct tg_module_priv *)m;	/* pub is the first member */
+}
+
 /* One parse of one ELF image; lives only while the module is being read. */
 struct tg_elf {
 	Elf *elf;

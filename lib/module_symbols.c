@@ -72,7 +72,7 @@ static int add_import(struct tg_elf *e, size_t *cap, const char *name, bool weak
 	if (tg_grow(&m->imports, cap, m->n_imports, sizeof(*m->imports)) < 0)
 		return -ENOMEM;
 	imp = &m->imports[m->n_imports];
-	imp->name = tg_strpool_dup(&m->strings, name, strlen(name));
+	imp->name = tg_strpool_dup(&tg_module_priv(m)->strings, name, strlen(name));
 	if (!imp->name)
 		return -ENOMEM;
 	imp->weak = weak;
@@ -118,7 +118,7 @@ static int add_export(struct tg_elf *e, size_t *cap, const GElf_Sym *s, const ch
 		return -ENOMEM;
 	x = &m->exports[m->n_exports];
 	memset(x, 0, sizeof(*x));
-	x->name = tg_strpool_dup(&m->strings, name, strlen(name));
+	x->name = tg_strpool_dup(&tg_module_priv(m)->strings, name, strlen(name));
 	if (!x->name)
 		return -ENOMEM;
 	x->gpl_only = ksymtab_section_gpl(sec);
@@ -142,7 +142,7 @@ static int set_namespace(struct tg_elf *e, const GElf_Sym *s, const char *name)
 	size -= s->st_value;
 	if (!strnlen((const char *)p, size) || strnlen((const char *)p, size) == size)
 		return 0;	/* "" = no namespace; unterminated: ignore */
-	x->ns = tg_strpool_dup(&e->m->strings, (const char *)p, strlen((const char *)p));
+	x->ns = tg_strpool_dup(&tg_module_priv(e->m)->strings, (const char *)p, strlen((const char *)p));
 	return x->ns ? 0 : -ENOMEM;
 }
 
@@ -238,7 +238,7 @@ static int add_version(struct tg_elf *e, size_t *cap, const char *name, size_t m
 	if (tg_grow(&m->versions, cap, m->n_versions, sizeof(*m->versions)) < 0)
 		return -ENOMEM;
 	v = &m->versions[m->n_versions];
-	v->name = tg_strpool_dup(&m->strings, name, strnlen(name, maxlen));
+	v->name = tg_strpool_dup(&tg_module_priv(m)->strings, name, strnlen(name, maxlen));
 	if (!v->name)
 		return -ENOMEM;
 	v->crc = crc;
@@ -299,24 +299,26 @@ static int read_extended(struct tg_elf *e, size_t ci, size_t ni)
  */
 static int index_versions(struct tg_module *m)
 {
+	struct tg_module_priv *mp = tg_module_priv(m);
 	size_t nslots = 16;
 
 	if (m->n_versions == 0)
 		return 0;
 	while (nslots < m->n_versions * 2)
 		nslots *= 2;
-	m->versions_slots = calloc(nslots, sizeof(*m->versions_slots));
-	if (!m->versions_slots)
+	mp->versions_slots = calloc(nslots, sizeof(*mp->versions_slots));
+	if (!mp->versions_slots)
 		return -ENOMEM;
-	m->versions_mask = nslots - 1;
+	mp->versions_mask = nslots - 1;
 	for (size_t v = 0; v < m->n_versions; v++) {
 		const char *name = m->versions[v].name;
-		size_t i = tg_name_hash(name, strlen(name)) & m->versions_mask;
+		size_t i = tg_name_hash(name, strlen(name)) & mp->versions_mask;
 
-		while (m->versions_slots[i] && strcmp(m->versions[m->versions_slots[i] - 1].name, name))
-			i = (i + 1) & m->versions_mask;
-		if (!m->versions_slots[i])
-			m->versions_slots[i] = (uint32_t)v + 1;
+		while (mp->versions_slots[i] &&
+		       strcmp(m->versions[mp->versions_slots[i] - 1].name, name))
+			i = (i + 1) & mp->versions_mask;
+		if (!mp->versions_slots[i])
+			mp->versions_slots[i] = (uint32_t)v + 1;
 	}
 	return 0;
 }

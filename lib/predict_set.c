@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "policy_internal.h"
 
 struct member {
 	char *path;
@@ -36,6 +37,7 @@ struct tg_set {
 	struct set_export *exp;
 	size_t n_exp;
 	unsigned jobs;
+	const struct tg_policy *policy;
 };
 
 struct resolve_ctx {
@@ -43,9 +45,15 @@ struct resolve_ctx {
 	size_t self;
 };
 
-struct tg_set *tg_set_new(void)
+struct tg_set *tg_set_new(const struct tg_ctx *ctx)
 {
-	return calloc(1, sizeof(struct tg_set));
+	struct tg_set *s = calloc(1, sizeof(struct tg_set));
+
+	if (s) {
+		s->jobs = tg_ctx_jobs(ctx);
+		s->policy = tg_ctx_policy(ctx);
+	}
+	return s;
 }
 
 void tg_set_free(struct tg_set *s)
@@ -60,12 +68,6 @@ void tg_set_free(struct tg_set *s)
 	free(s->mem);
 	free(s->exp);
 	free(s);
-}
-
-void tg_set_set_jobs(struct tg_set *s, unsigned jobs)
-{
-	if (s)
-		s->jobs = jobs;
 }
 
 size_t tg_set_count(const struct tg_set *s)
@@ -374,8 +376,9 @@ static int round_once(struct tg_set *s, struct tg_workq *q, const struct tg_poli
 	return changed;
 }
 
-int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out)
+int tg_set_predict(struct tg_set *s, struct tg_verdict *out)
 {
+	const struct tg_policy *p = s->policy;
 	struct tg_workq *q = NULL;
 	int r;
 
@@ -411,14 +414,15 @@ int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdic
 int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,
 	       const struct tg_policy *p, struct tg_verdict *out)
 {
-	struct tg_set *s = tg_set_new();
+	struct tg_set *s = tg_set_new(NULL);
 	int r;
 
 	if (!s)
 		return -ENOMEM;
+	s->policy = tg_policy_or_builtin(p);
 	r = tg_set_add(s, path, m, k, NULL, NULL);
 	if (r == 0)
-		r = tg_set_predict(s, p, out);
+		r = tg_set_predict(s, out);
 	tg_set_free(s);
 	return r;
 }

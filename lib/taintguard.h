@@ -129,8 +129,6 @@ struct tg_signature {
 	char *hash_algo;	/* e.g. "sha256", NULL if unreadable */
 };
 
-struct tg_strpool;
-
 struct tg_module {
 	char *label;		/* path or caller-supplied label */
 	char *file_modname;	/* basename without .ko*, '-' -> '_' (NULL for memory) */
@@ -157,8 +155,6 @@ struct tg_module {
 	enum tg_versions_kind versions_kind;
 	struct tg_version *versions;	/* file order (the kernel's check_version() order) */
 	size_t n_versions;
-	uint32_t *versions_slots;	/* internal: hash of version names (index + 1, 0 = empty) */
-	size_t versions_mask;		/* internal: slots - 1 */
 
 	struct tg_export *exports;
 	size_t n_exports;
@@ -174,7 +170,6 @@ struct tg_module {
 	char **problems;
 	size_t n_problems;
 
-	struct tg_strpool *strings;	/* internal: holds the import, export and version names */
 };
 
 /*
@@ -333,6 +328,70 @@ int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len)
 char *tg_root_resolve(const char *root, const char *path);
 /* Search order for Module.symvers of @release under @root; path of the first found. */
 int tg_kernel_find_symvers(const char *root, const char *release, char *buf, size_t len);
+
+/* -------------------------------------------------------------- context */
+
+/*
+ * A judging context: what every judgement of one front end shares — resource
+ * limits, the number of threads, the policy, the root directory of the
+ * target system — and the kernels met so far, each release gathered once.
+ *
+ * Defaults: tg_limits_default(), tg_default_jobs() threads, the built-in
+ * policy, the host's root, kernels gathered by tg_kernel_load() below the
+ * root.  Configure a context from one thread before sharing it; then
+ * tg_ctx_kernel() and the getters may be called from any thread.
+ */
+struct tg_ctx;
+struct tg_policy;
+/* 0 or -ENOMEM. */
+int tg_ctx_new(struct tg_ctx **out);
+/* Frees the policy it was given and every kernel it gathered. */
+void tg_ctx_free(struct tg_ctx *ctx);
+/* The limits, to read or change before use. */
+struct tg_limits *tg_ctx_limits(struct tg_ctx *ctx);
+void tg_ctx_set_jobs(struct tg_ctx *ctx, unsigned jobs);
+unsigned tg_ctx_jobs(const struct tg_ctx *ctx);
+/* The target system's root directory; NULL or "/" is the host.  0 or -ENOMEM. */
+int tg_ctx_set_root(struct tg_ctx *ctx, const char *root);
+const char *tg_ctx_root(const struct tg_ctx *ctx);
+/* Judge with @p (the context frees it); NULL: the built-in policy. */
+void tg_ctx_set_policy(struct tg_ctx *ctx, struct tg_policy *p);
+/* Never NULL but when out of memory: the policy given, or the built-in one. */
+const struct tg_policy *tg_ctx_policy(const struct tg_ctx *ctx);
+/*
+ * Explicit Module.symvers and .config files for every kernel the default
+ * gathering loads (e.g. --symvers, --config); NULL: search below the root.
+ * With a Module.symvers, an unknown release (NULL) gets a kernel too.
+ */
+int tg_ctx_set_kernel_files(struct tg_ctx *ctx, const char *symvers_path,
+			    const char *config_path);
+/*
+ * The default gathering: tg_kernel_load() below the context's root, with its
+ * limits and kernel files.  *@out NULL (and 0) for a NULL release without a
+ * Module.symvers.  Custom loaders call it and add their own facts.
+ */
+int tg_ctx_load_kernel(const struct tg_ctx *ctx, const char *release, struct tg_kernel **out,
+		       struct tg_error *err);
+/*
+ * A front end's own gathering (called at most once per release, under the
+ * context's lock): fill *@out (NULL allowed: unknown) or fail with a
+ * negative errno and @err.
+ */
+typedef int (*tg_kernel_loader_fn)(void *data, const char *release, struct tg_kernel **out,
+				   struct tg_error *err);
+void tg_ctx_set_kernel_loader(struct tg_ctx *ctx, tg_kernel_loader_fn fn, void *data);
+/*
+ * The kernel of @release (NULL: unknown release), gathered on first use and
+ * kept for the context's life.  0 with *@out NULL when nothing is known; a
+ * failed gathering fails again on every call with the same message.
+ */
+int tg_ctx_kernel(struct tg_ctx *ctx, const char *release, const struct tg_kernel **out,
+		  struct tg_error *err);
+/*
+ * Drop every kernel gathered so far (a new rpm transaction: another root,
+ * other packages).  No kernel returned before may be in use.
+ */
+void tg_ctx_forget_kernels(struct tg_ctx *ctx);
 
 /* --------------------------------------------------------------- policy */
 
@@ -512,7 +571,6 @@ struct tg_verdict {
 	char **reasons;		/* human-readable, most important first */
 	size_t n_reasons;
 
-	struct tg_strpool *strings;	/* internal: holds the gpl_only_imports names */
 };
 void tg_verdict_free_contents(struct tg_verdict *v);
 
@@ -522,19 +580,23 @@ void tg_verdict_free_contents(struct tg_verdict *v);
  * kernel's.  Modules and kernels are borrowed, not owned.
  */
 struct tg_set;
-struct tg_set *tg_set_new(void);
+/*
+ * A set judged with @ctx's policy and threads; NULL @ctx: the built-in policy,
+ * one thread.  The context must outlive the set.  NULL on ENOMEM.
+ */
+struct tg_set *tg_set_new(const struct tg_ctx *ctx);
 void tg_set_free(struct tg_set *s);
 /* @m may be NULL with @error set (unreadable input); @k may be NULL (unknown kernel). */
 int tg_set_add(struct tg_set *s, const char *path, const struct tg_module *m,
 	       const struct tg_kernel *k, const char *package, const char *error);
 size_t tg_set_count(const struct tg_set *s);
 /*
- * Predict on up to @jobs threads (default 1).  The result does not depend
- * on it: members are predicted independently within each round.
+ * Predict on the context's threads.  The result does not depend on their
+ * number: members are predicted independently within each round.  Fills
+ * @out[0..count) in the order added.  Caller frees each with
+ * tg_verdict_free_contents.
  */
-void tg_set_set_jobs(struct tg_set *s, unsigned jobs);
-/* Fills @out[0..count) in the order added.  Caller frees each with tg_verdict_free_contents. */
-int tg_set_predict(struct tg_set *s, const struct tg_policy *p, struct tg_verdict *out);
+int tg_set_predict(struct tg_set *s, struct tg_verdict *out);
 
 /* Convenience: one module alone. */
 int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Building and releasing struct tg_verdict; taint letters. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,6 +147,21 @@ int tg_verdict_add_reason(struct tg_verdict *v, const char *fmt, ...)
 }
 
 /*
+ * The GPL-only import names of a verdict: the pointer array the caller sees
+ * is the tail of one allocation whose head holds the string pool of the
+ * names, so that struct tg_verdict needs no field of the library's own.
+ */
+struct gpl_names {
+	struct tg_strpool *pool;
+	char *names[];
+};
+
+static struct gpl_names *gpl_names_of(char **names)
+{
+	return (struct gpl_names *)((char *)names - offsetof(struct gpl_names, names));
+}
+
+/*
  * A module may import thousands of GPL-only symbols: the list grows by
  * doubling (capacity 4, then the count when it reaches a power of two) and the
  * names share the verdict's string pool.
@@ -153,15 +169,19 @@ int tg_verdict_add_reason(struct tg_verdict *v, const char *fmt, ...)
 int tg_verdict_add_gpl_import(struct tg_verdict *v, const char *sym)
 {
 	size_t n = v->n_gpl_only_imports;
+	struct gpl_names *g = v->gpl_only_imports ? gpl_names_of(v->gpl_only_imports) : NULL;
 
 	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
-		char **nv = realloc(v->gpl_only_imports, (n ? n * 2 : 4) * sizeof(char *));
+		struct gpl_names *ng = realloc(g, sizeof(*g) + (n ? n * 2 : 4) * sizeof(char *));
 
-		if (!nv)
+		if (!ng)
 			return -ENOMEM;
-		v->gpl_only_imports = nv;
+		if (!g)
+			ng->pool = NULL;
+		g = ng;
+		v->gpl_only_imports = g->names;
 	}
-	v->gpl_only_imports[n] = tg_strpool_dup(&v->strings, sym, strlen(sym));
+	v->gpl_only_imports[n] = tg_strpool_dup(&g->pool, sym, strlen(sym));
 	if (!v->gpl_only_imports[n])
 		return -ENOMEM;
 	v->n_gpl_only_imports++;
@@ -197,8 +217,12 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 		free(v->flags[i].remedy);
 	}
 	free(v->flags);
-	free(v->gpl_only_imports);	/* the names are in v->strings */
-	tg_strpool_free(v->strings);
+	if (v->gpl_only_imports) {
+		struct gpl_names *g = gpl_names_of(v->gpl_only_imports);
+
+		tg_strpool_free(g->pool);
+		free(g);
+	}
 	tg_strv_free_array(v->notes, v->n_notes);
 	free(v->rule);
 	free(v->justification);

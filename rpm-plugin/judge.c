@@ -201,7 +201,7 @@ static const struct tg_kernel *kernel_for(struct tgp_state *st, const struct tgp
 
 int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
 {
-	struct tg_set *set = tg_set_new();
+	struct tg_set *set = tg_set_new(st->ctx);
 	struct tg_verdict *v = NULL;
 	size_t total = 0, off = 0;
 	int r = -ENOMEM;
@@ -221,8 +221,7 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
 	v = calloc(total ? total : 1, sizeof(*v));
 	if (!v)
 		goto exit;
-	tg_set_set_jobs(set, st->jobs);
-	r = tg_set_predict(set, st->policy, v);
+	r = tg_set_predict(set, v);
 	if (r < 0)
 		goto exit;
 	for (size_t i = 0; i < n; i++) {

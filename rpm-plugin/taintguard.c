@@ -33,9 +33,6 @@
 #define TG_LOCALSTATEDIR "/var/lib/taintguard"
 #endif
 
-/* Minimal policy document: every section comes from the built-in policy. */
-static const char builtin_policy[] = "taintguard-policy: 1\n";
-
 static char *macro(const char *name)
 {
 	char *m = rstrscat(NULL, "%{?", name, "}", NULL);
@@ -119,8 +116,10 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 	read_count("_taintguard_max_seconds", 86400, &maxsecs);
 	st->max_modules = (size_t)maxmods;
 	st->max_seconds = (unsigned)maxsecs;
-	/* default: every CPU (a kernel package's modules decode in parallel; <= 16 threads) */
-	read_count("_taintguard_jobs", 64, &jobs);
+	/* default: every CPU, at most 16 (a kernel package's modules decode in parallel) */
+	if (jobs > 16)
+		jobs = 16;
+	read_count("_taintguard_jobs", 16, &jobs);
 	st->jobs = (unsigned)jobs;
 	st->statedir = macro("_taintguard_statedir");
 	if (!st->statedir)
@@ -146,9 +145,7 @@ static void load_policy(struct tgp_state *st)
 	rpmlog(RPMLOG_ERR, "taintguard: cannot load policy: %s; judging kernel modules with the "
 	       "built-in policy until this is fixed (exceptions do not apply)\n", err.msg);
 	st->policy_fallback = true;
-	if (tg_policy_load_mem(builtin_policy, sizeof(builtin_policy) - 1, "<built-in policy>",
-			       &st->lim, &st->policy, &err) < 0)
-		st->policy = NULL;	/* the library's built-in policy */
+	st->policy = (struct tg_policy *)tg_policy_builtin();
 }
 
 #if TG_RPM_VERSION_NUM >= 41800
@@ -171,8 +168,17 @@ static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 	}
 	tg_limits_default(&st->lim);
 	read_config(plugin, st);
+	if (tg_ctx_new(&st->ctx) < 0) {
+		rpmlog(RPMLOG_ERR, "taintguard: out of memory; plugin disabled\n");
+		free(st->statedir);
+		free(st);
+		return RPMRC_NOTFOUND;
+	}
 	if (st->mode != TGP_OFF)
 		load_policy(st);
+	*tg_ctx_limits(st->ctx) = st->lim;
+	tg_ctx_set_jobs(st->ctx, st->jobs);
+	tg_ctx_set_policy(st->ctx, st->policy);
 	state_set(plugin, st);
 	return RPMRC_OK;
 }
@@ -184,7 +190,7 @@ static void taintguard_cleanup(rpmPlugin plugin)
 	if (!st)
 		return;
 	tgp_reset(st);
-	tg_policy_free(st->policy);
+	tg_ctx_free(st->ctx);	/* and the policy */
 	free(st->policy_path);
 	free(st->statedir);
 	free(st);

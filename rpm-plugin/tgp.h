@@ -67,6 +67,7 @@ struct tgp_state {
 	size_t max_modules;	/* module files per package (%_taintguard_max_modules) */
 	unsigned jobs;		/* threads reading modules and judging (%_taintguard_jobs) */
 	unsigned max_seconds;	/* payload reading per package (%_taintguard_max_seconds) */
+	struct tg_ctx *ctx;		/* limits, jobs and the policy below (owned by it) */
 	struct tg_policy *policy;
 	char *policy_path;	/* the file we tried */
 	bool policy_fallback;	/* it failed: built-in policy in use */
