@@ -34,7 +34,7 @@ endif
 
 WARN    = -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"'
+CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
 LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto
@@ -52,8 +52,14 @@ JSONC_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
-CLI_SRC  = $(sort $(wildcard cli/*.c))
+# pkg/: reading rpm packages (librpm), a private static library of the front ends
+PKG_SRC  = $(sort $(wildcard pkg/*.c))
+PKG_OBJ  = $(PKG_SRC:%.c=$(B)/%.o)
+# cli/: `taintguard` (no librpm) and `taintguard-audit` (the audit command, with pkg/)
+AUDIT_SRC = cli/cmd_audit.c $(sort $(wildcard cli/audit_*.c))
+CLI_SRC  = $(filter-out $(AUDIT_SRC),$(sort $(wildcard cli/*.c)))
 CLI_OBJ  = $(CLI_SRC:%.c=$(B)/%.o)
+AUDIT_OBJ = $(AUDIT_SRC:%.c=$(B)/%.o) $(B)/cli/common.o
 PLUGIN_SRC = $(sort $(wildcard rpm-plugin/*.c))
 PLUGIN_OBJ = $(PLUGIN_SRC:%.c=$(B)/%.o)
 HOOK_SRC = $(sort $(wildcard hooks/*.c))
@@ -62,16 +68,13 @@ UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
 FUZZ_NAMES = module decompress symvers policy package
-CLI_LIB_OBJ = $(filter-out $(B)/cli/taintguard.o,$(CLI_OBJ))
-FUZZ_LIBS = $(CLI_LIB_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
+FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
 
 TARGETS = $(B)/libtaintguard.a $(B)/libtaintguard.so.0 $(B)/taintguard
-ifneq ($(PLUGIN_SRC),)
 ifneq ($(RPM_VERSION),)
-TARGETS += $(B)/taintguard.so
-endif
+TARGETS += $(B)/taintguard-audit $(B)/taintguard.so
 endif
 ifneq ($(HOOK_SRC),)
 TARGETS += $(B)/taintguard-dkms
@@ -82,19 +85,23 @@ all: $(TARGETS)
 # The installed paths are compiled in (default policy, /etc/taintguard):
 # rebuild when PREFIX/DATADIR/SYSCONFDIR change between make and make install.
 PATHS_STAMP = $(B)/paths.stamp
-$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR)' > $(PATHS_STAMP))
+$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' > $(PATHS_STAMP))
 
 $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h $(wildcard cli/*.h) $(PATHS_STAMP)
+$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(JSONC_CFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Irpm-plugin $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli -Ipkg $(ALLCFLAGS) $(JSONC_CFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
 $(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
@@ -108,13 +115,20 @@ $(B)/libtaintguard.so.0: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libtaintguard.so.0 $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
 	ln -sf libtaintguard.so.0 $(B)/libtaintguard.so
 
+$(B)/libtgpkg.a: $(PKG_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.
 $(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
 
-$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtaintguard.a
-	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+
+$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 
 $(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtaintguard.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
@@ -129,13 +143,13 @@ $(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CLI_LIB_OBJ) $(B)/libtaintguard.a
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
 
 # make fuzz FUZZ_SECONDS=N: every libFuzzer harness for N seconds (clang)
 fuzz:
@@ -181,6 +195,8 @@ install: all $(B)/taintguard.pc
 		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
+	if [ -f $(B)/taintguard-audit ]; then install -d $(DESTDIR)$(LIBEXECDIR)/taintguard && \
+		install -m 755 $(B)/taintguard-audit $(DESTDIR)$(LIBEXECDIR)/taintguard/; fi
 	install -m 755 $(B)/libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so.0
 	ln -sf libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so
 	install -m 644 $(B)/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
@@ -203,6 +219,8 @@ install: all $(B)/taintguard.pc
 # Removes what install laid down, except the admin's /etc/taintguard/policy.yaml.
 uninstall:
 	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh --uninstall $(DESTDIR)
+	rm -f $(DESTDIR)$(LIBEXECDIR)/taintguard/taintguard-audit
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/taintguard 2>/dev/null
 	rm -f $(DESTDIR)$(BINDIR)/taintguard $(DESTDIR)$(LIBDIR)/libtaintguard.so.0 \
 		$(DESTDIR)$(LIBDIR)/libtaintguard.so $(DESTDIR)$(LIBDIR)/libtaintguard.a \
 		$(DESTDIR)$(INCLUDEDIR)/taintguard.h $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc \

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * taintguard audit: shared data model of the audit front end.
+ * taintguard audit: the front end's data model and its files.  Package
+ * reading itself is pkg/ (libtgpkg); these files only decide what to read
+ * and how to report it.  Calls go one way: cmd_audit.c uses the others, the
+ * others use audit_model.c and pkg/.
  *
- * cmd_audit.c    options, orchestration, threads, target kernels, set analysis
- * pkg_rpm.c      librpm: package headers, payload streaming, rpmdb (the only
- *                part that knows rpm, together with pkg_repo.c)
- * pkg_repo.c     repodata: repomd.xml, primary and filelists (minimal scanner)
- * audit_report.c text, JSON, JUnit and SARIF output
+ * cmd_audit.c     options, the order of the phases, exit code
+ * audit_model.c   packages and modules of an audit
+ * audit_input.c   what to audit: .rpm files, directories, repositories, the installed system
+ * audit_read.c    reading packages on the thread pool (headers, payloads, modules)
+ * audit_judge.c   target kernels, the set judged as one, results per package
+ * audit_report.c  text, JSON, JUnit and SARIF output
  */
 #ifndef TG_AUDIT_H
 #define TG_AUDIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cli.h"
+#include "pkg.h"
 
 /* Where a package's kernel exports came from. */
 enum sv_source { SV_NONE = 0, SV_PACKAGE, SV_HOST, SV_OPTION };
@@ -29,28 +35,6 @@ struct audit_module {
 	struct tg_verdict v;	/* filled by the set prediction */
 };
 
-/* A symvers-like file seen in a package file list or payload. */
-struct sv_file {
-	char *release;
-	int prio;		/* lower wins: kernel-devel, kernel-core, /boot, Debian, build/ */
-	char *path;
-	struct audit_pkg *pkg;	/* the carrying package */
-	void *data;		/* payload bytes once read, else NULL */
-	size_t len;
-	bool config;		/* a kernel .config, not an export table */
-};
-
-enum sig_status {
-	SIG_UNKNOWN = 0,	/* not looked at (repodata only, or unreadable) */
-	SIG_UNSIGNED,		/* no header signature */
-	SIG_OK,			/* signed, key known and valid */
-	SIG_NOKEY,		/* signed, key not in the keyring */
-	SIG_NOTTRUSTED,		/* signed, key known but not trusted */
-	SIG_BAD,		/* digest or signature check failed */
-	SIG_INSTALLED,		/* from the rpmdb: signed (not re-verified) */
-};
-const char *sig_status_name(enum sig_status s);
-
 struct target {			/* one kernel a package was judged against */
 	const char *release;
 	const char *symvers;	/* label of the export table, NULL none */
@@ -64,20 +48,21 @@ struct audit_pkg {
 	char *name, *nevra, *license;
 	bool unowned;		/* pseudo package: modules no package owns */
 	bool installed;
-	enum sig_status sig;
+	enum pkg_sig sig;
 	char *sig_info;		/* "RSA/SHA256, <date>, Key ID ..." */
 	char *error;		/* package-level error (never clean) */
 
 	/* from the file list (header or filelists.xml) */
 	bool has_modules;
-	bool has_symvers;
+	/* carries kernel files it may lend (not when it also ships out-of-tree modules) */
+	bool has_kernel_files;
 	/*
 	 * Ships modules outside a kernel's own tree (extra/, updates/, /opt ...):
 	 * its Module.symvers or .config are not used to judge anything (a
 	 * package cannot vouch for its own modules).
 	 */
 	bool oot_modules;
-	bool read_payload;	/* phase B: symvers needed from this package */
+	bool read_payload;	/* phase B: a kernel file is needed from this package */
 
 	struct audit_module **mods;
 	size_t n_mods, cap_mods;
@@ -98,66 +83,45 @@ struct audit {
 	struct audit_pkg **pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t n_skipped;	/* packages without modules */
-	struct sv_file *sv;
-	size_t n_sv, cap_sv;
-	/* the progress bar (stderr, terminal only) */
-	bool progress;
+	struct pkg_kernelset *ks;	/* kernel files of the audited packages */
+	bool progress;		/* the progress bar (stderr, terminal only) */
 };
 
-/* ------------------------------------------------------- pkg_rpm.c */
-int rpm_setup(const struct audit *a);	/* rpmReadConfigFiles once, before threads */
-void rpm_teardown(void);
-void *rpm_ts_new(const struct audit *a);	/* one rpmts per thread */
-void rpm_ts_free(void *ts);
-
-/* Callbacks while streaming a payload. */
-struct payload_sink {
-	/* Called for module files; takes ownership of @data. */
-	void (*module)(void *ctx, struct audit_pkg *p, const char *path, void *data, size_t len,
-		       const char *error);
-	/* Called for symvers files; takes ownership of @data. */
-	void (*symvers)(void *ctx, struct audit_pkg *p, const char *path, const char *release,
-			int prio, void *data, size_t len);
-	void *ctx;
-	bool want_modules;
-	bool want_symvers;	/* keep symvers files met while streaming */
-	bool stream_for_symvers; /* stream packages marked read_payload for their symvers */
-};
-/*
- * Read the header of @p->file (fill name, nevra, license, signature, file
- * flags); when the file list warrants it and @sink is given, stream the
- * payload through the sink.  Errors are recorded in @p->error.
- */
-void rpm_read_package(void *ts, const struct audit *a, struct audit_pkg *p,
-		      const struct payload_sink *sink);
-/* --installed: packages owning modules, with their module paths. */
-int rpm_scan_installed(struct audit *a);
-
-/*
- * Classify a packaged path: 1 module, 2 symvers, 3 kernel .config (2 and 3:
- * release and prio set; configs sort after every symvers), 0 other.
- */
-int classify_path(const char *path, char *release, size_t rlen, int *prio);
-
-/* ------------------------------------------------------ pkg_repo.c */
-/* true if @dir contains repodata/repomd.xml */
-bool repo_detect(const char *dir);
-/* Add the repository's packages that carry modules or symvers files. */
-int repo_scan(struct audit *a, const char *dir);
-
-/* ------------------------------------------------------- cmd_audit.c */
+/* ----------------------------------------------------- audit_model.c */
 struct audit_pkg *audit_pkg_new(struct audit *a);
-/* Listed in reports: carries modules, or is an error.  Others only lend symvers. */
+/* Listed in reports: carries modules, or is an error.  Others only lend kernel files. */
 bool audit_pkg_listed(const struct audit_pkg *p);
 void audit_pkg_free(struct audit_pkg *p);
-int audit_pkg_add_module(struct audit_pkg *p, struct audit_module *m);
-/* Thread-safe; de-duplicates (pkg, path). */
-int audit_sv_add(struct audit *a, const char *release, int prio, const char *path,
-		 struct audit_pkg *pkg);
-/* malloc'ed "%s" helpers */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A new module entry of @p for @path; NULL on ENOMEM. */
+struct audit_module *audit_pkg_add_module(struct audit_pkg *p, const char *path);
+/* The package's error, unless it has one already (the first cause is kept). */
+void audit_pkg_error(struct audit_pkg *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record a kernel file of @p's (file list or payload); says why when it is not used. */
+void audit_kernel_file(struct audit *a, struct audit_pkg *p, const char *path,
+		       const struct pkg_class *c, void *data, size_t len);
+void audit_free(struct audit *a);
 
-/* --------------------------------------------------- audit_report.c */
+/* ----------------------------------------------------- audit_input.c */
+/* A .rpm file, a directory of them (recursive) or a repository. */
+int audit_collect(struct audit *a, const char *path);
+/* --installed: the rpmdb's packages owning modules, unowned modules, all read from disk. */
+int audit_scan_installed(struct audit *a);
+
+/* ------------------------------------------------------ audit_read.c */
+/*
+ * Read @n packages on --jobs threads: header, file list and (@modules) the
+ * module candidates of the payload, or (!@modules) the kernel files of the
+ * packages marked read_payload.  Errors land in each package.
+ */
+void audit_read(struct audit *a, struct audit_pkg **todo, size_t n, bool modules);
+
+/* ----------------------------------------------------- audit_judge.c */
+/* Target release of every module, then the packages to read for their kernel files. */
+size_t audit_kernel_carriers(struct audit *a, struct audit_pkg **todo);
+/* Judge every module as one set; fills verdicts, targets and per-package results. */
+int audit_judge(struct audit *a, struct tg_ctx *ctx);
+
+/* ---------------------------------------------------- audit_report.c */
 int report_text(const struct audit *a, FILE *out);
 int report_json(const struct audit *a, FILE *out);
 int report_junit(const struct audit *a, FILE *out);

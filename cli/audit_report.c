@@ -129,7 +129,7 @@ int report_text(const struct audit *a, FILE *out)
 		if (!p->unowned) {
 			fputs("  license tag: ", out);
 			fputs(p->license ? p->license : "(none)", out);
-			fprintf(out, "; signature: %s", sig_status_name(p->sig));
+			fprintf(out, "; signature: %s", pkg_sig_name(p->sig));
 			if (p->sig_info)
 				fprintf(out, " (%s)", p->sig_info);
 			fputc('\n', out);
@@ -243,7 +243,7 @@ int report_json(const struct audit *a, FILE *out)
 		fprintf(out, ", \"refused\": %zu, \"deny\": %zu, \"mark\": %zu", p->n_refused, p->n_deny,
 			p->n_mark);
 		fputs(", \"signature\": {\"status\": ", out);
-		jstr(out, p->unowned ? NULL : sig_status_name(p->sig));
+		jstr(out, p->unowned ? NULL : pkg_sig_name(p->sig));
 		fputs(", \"info\": ", out);
 		jstr(out, p->sig_info);
 		fputs("}, \"targets\": [", out);
@@ -374,14 +374,14 @@ int report_junit(const struct audit *a, FILE *out)
 		prop(out, "action", tg_action_name(p->action));
 		prop(out, "status", pkg_status(p));
 		prop(out, "license_tag", p->license);
-		prop(out, "signature", p->unowned ? "" : sig_status_name(p->sig));
+		prop(out, "signature", p->unowned ? "" : pkg_sig_name(p->sig));
 		if (p->sig_info)
 			prop(out, "signature_info", p->sig_info);
 		prop(out, "taint", tg_taint_string(p->taint, t, sizeof(t)));
 		snprintf(n, sizeof(n), "%zu", p->n_mods);
 		prop(out, "modules", n);
 		for (size_t k = 0; k < p->n_targets; k++) {
-			char *v = xasprintf("%s %s", p->targets[k].release ? p->targets[k].release : "unknown",
+			char *v = pkg_strf("%s %s", p->targets[k].release ? p->targets[k].release : "unknown",
 					    p->targets[k].symvers ? p->targets[k].symvers : "(no symvers)");
 
 			prop(out, "kernel", v);
@@ -506,7 +506,7 @@ int report_sarif(const struct audit *a, FILE *out)
 		if (!strcmp(rules[k].id, "read-error"))
 			jstr(out, "a package or module could not be read (integrity or format error)");
 		else {
-			char *d = xasprintf("taintguard policy rule '%s'", rules[k].id);
+			char *d = pkg_strf("taintguard policy rule '%s'", rules[k].id);
 
 			jstr(out, d ? d : rules[k].id);
 			free(d);
@@ -532,7 +532,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			fprintf(out, "\"ruleId\": \"read-error\", \"ruleIndex\": %zu, \"level\": \"error\", "
 				"\"message\": {\"text\": ", ri);
 			{
-				char *msg = xasprintf("%s: %s", pkg_label(p), p->error);
+				char *msg = pkg_strf("%s: %s", pkg_label(p), p->error);
 
 				jstr(out, msg ? msg : p->error);
 				free(msg);
@@ -564,9 +564,9 @@ int report_sarif(const struct audit *a, FILE *out)
 			fprintf(out, ", \"ruleIndex\": %zu, \"level\": \"%s\", \"message\": {\"text\": ", ri,
 				v->error || v->action == TG_ACTION_DENY ? "error" : "warning");
 			if (v->error)
-				msg = xasprintf("%s (%s): cannot be read: %s", v->path, pkg_label(p), v->error);
+				msg = pkg_strf("%s (%s): cannot be read: %s", v->path, pkg_label(p), v->error);
 			else
-				msg = xasprintf("%s (%s): %s, taint %s%s%s%s", v->path, pkg_label(p),
+				msg = pkg_strf("%s (%s): %s, taint %s%s%s%s", v->path, pkg_label(p),
 						tg_action_name(v->action),
 						tg_taint_string(v->taint_kernel, t, sizeof(t)),
 						v->loads ? "" : ", refused by the kernel",
@@ -579,7 +579,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			jstr(out, v->module ? v->module : v->path);
 			fputs(", \"fullyQualifiedName\": ", out);
 			{
-				char *fq = xasprintf("%s:%s", p->nevra ? p->nevra : "", v->path);
+				char *fq = pkg_strf("%s:%s", p->nevra ? p->nevra : "", v->path);
 
 				jstr(out, fq ? fq : v->path);
 				free(fq);

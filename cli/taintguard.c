@@ -1,9 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* taintguard — the command: dispatch to subcommands. */
+/*
+ * taintguard — the command: dispatch to subcommands.  `audit` reads rpm
+ * packages and lives in its own program, taintguard-audit (the only part
+ * linked with librpm), which this one runs.
+ */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+#ifndef TG_LIBEXECDIR
+#define TG_LIBEXECDIR "/usr/local/libexec/taintguard"
+#endif
+
+/*
+ * Run taintguard-audit: the one next to this program first (a build tree,
+ * or a package that puts both in one directory), else the installed one.
+ */
+static int cmd_audit_exec(int argc, char **argv)
+{
+	char self[PATH_MAX], next[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *prog = TG_LIBEXECDIR "/taintguard-audit";
+
+	(void)argc;
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			slash[1] = '\0';
+			snprintf(next, sizeof(next), "%staintguard-audit", self);
+			if (access(next, X_OK) == 0)
+				prog = next;
+		}
+	}
+	argv[0] = (char *)"taintguard audit";
+	execv(prog, argv);
+	cli_error("audit needs the rpm support of taintguard: cannot run %s: %s", prog,
+		  strerror(errno));
+	return TG_EXIT_ERROR;
+}
 
 static const struct {
 	const char *name;
@@ -11,7 +52,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "check", cmd_check, "predict what the kernel does with module files" },
-	{ "audit", cmd_audit, "audit the kernel modules of packages, repositories or the system" },
+	{ "audit", cmd_audit_exec, "audit the kernel modules of packages, repositories or the system" },
 	{ "status", cmd_status, "list installed packages and DKMS modules taintguard marked" },
 	{ "policy", cmd_policy, "validate or show a policy" },
 };

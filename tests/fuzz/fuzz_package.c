@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz the audit's package reader: rpm header, file list and the streamed
- * payload (librpm), as `taintguard audit` reads a .rpm.  The input goes to a
+ * Fuzz the package reader (pkg/): rpm header, file list and the streamed
+ * payload with digests checked, and every module candidate read, as
+ * `taintguard audit` and the rpm plugin read a .rpm.  The input goes to a
  * memfd because librpm reads packages from files.
  */
 #include <stddef.h>
@@ -11,53 +12,58 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include <rpm/rpmts.h>
+
+#include "pkg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void take_module(void *ctx, struct audit_pkg *p, const char *path, void *buf, size_t len,
-			const char *error)
-{
-	struct tg_module *m = NULL;
+static struct tg_limits lim;
 
-	(void)ctx, (void)p, (void)error;
-	if (buf && tg_module_open_mem(buf, len, path, NULL, &m, NULL) == 0)
-		tg_module_free(m);
-	free(buf);
-}
-
-static void take_symvers(void *ctx, struct audit_pkg *p, const char *path, const char *release,
-			 int prio, void *buf, size_t len)
+static int take_member(void *ctx, struct pkg_member *m)
 {
-	(void)ctx, (void)p, (void)path, (void)release, (void)prio, (void)len;
-	free(buf);
+	struct tg_module *mod = NULL;
+	char *error = NULL;
+
+	(void)ctx;
+	if (m->data && m->cls->kind == PKG_MODULE &&
+	    pkg_module_from_mem(m->data, m->len, m->path, &lim, &mod, &error) == 1)
+		tg_module_free(mod);
+	free(error);
+	free(m->data);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct audit a;
-	static void *ts;
-	struct payload_sink sink = { take_module, take_symvers, NULL, true, true, false };
-	struct audit_pkg *p;
-	char path[64];
+	static rpmts ts;
+	struct pkg_payload_opts po = {
+		.kinds = PKG_KIND_BIT(PKG_MODULE) | PKG_KIND_BIT(PKG_SYMVERS) | PKG_KIND_BIT(PKG_CONFIG),
+		.check_digests = true,
+	};
+	struct pkg_files_facts f;
+	struct pkg_file pf;
+	char path[64], *error = NULL;
 	int fd;
 
 	if (!ts) {
-		cli_opts_init(&a.o);
-		a.o.quiet = true;
-		if (rpm_setup(&a) < 0)
+		tg_limits_default(&lim);
+		if (pkg_rpm_setup(NULL, false, &error) < 0)
 			abort();
-		ts = rpm_ts_new(&a);
+		ts = pkg_ts_new(NULL);
 	}
+	for (int k = 0; k <= PKG_CONFIG; k++)
+		po.max_size[k] = lim.max_input_size;
 	fd = memfd_create("fuzz.rpm", 0);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
 		abort();
-	p = calloc(1, sizeof(*p));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	p->file = path;
-	rpm_read_package(ts, &a, p, &sink);
-	p->file = NULL;
-	audit_pkg_free(p);
+	if (pkg_file_open(ts, path, &pf, &error) == 0) {
+		pkg_files_scan(pf.files, &f);
+		pkg_payload_read(pf.fd, pf.h, pf.files, &po, take_member, NULL, &error);
+		pkg_file_close(&pf);
+	}
+	free(error);
 	close(fd);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * taintguard audit: yum/dnf repositories (createrepo_c metadata).
+ * yum/dnf repositories (createrepo_c metadata), read from a directory.
  *
  * filelists.xml names every file of every package, so packages that carry
  * neither kernel modules nor a Module.symvers-like file are never opened.
@@ -19,7 +19,7 @@
 
 #include <rpm/rpmio.h>
 
-#include "audit.h"
+#include "pkg.h"
 
 /* ------------------------------------------------------------ scanner */
 
@@ -157,7 +157,7 @@ static bool xml_attr(const char *attrs, const char *key, struct sbuf *out)
 
 enum xstate { X_TEXT, X_TAG, X_SKIP };
 
-static int xml_scan(const char *path, const struct xml_cb *cb)
+static int xml_scan(const char *path, const struct xml_cb *cb, char **error)
 {
 	const char *ext = strrchr(path, '.');
 	const char *mode = "r.ufdio";
@@ -180,7 +180,7 @@ static int xml_scan(const char *path, const struct xml_cb *cb)
 		mode = "r.zstdio";
 	fd = Fopen(path, mode);
 	if (!fd || Ferror(fd)) {
-		cli_error("%s: %s", path, fd ? Fstrerror(fd) : strerror(errno));
+		*error = pkg_strf("%s: %s", path, fd ? Fstrerror(fd) : strerror(errno));
 		if (fd)
 			Fclose(fd);
 		return -EIO;
@@ -291,10 +291,10 @@ static int xml_scan(const char *path, const struct xml_cb *cb)
 		}
 	}
 	if (r == 0 && (n < 0 || Ferror(fd))) {
-		cli_error("%s: read error: %s", path, Fstrerror(fd));
+		*error = pkg_strf("%s: read error: %s", path, Fstrerror(fd));
 		r = -EIO;
 	} else if (r < 0) {
-		cli_error("%s: %s", path, strerror(-r));
+		*error = pkg_strf("%s: %s", path, strerror(-r));
 	}
 	Fclose(fd);
 	free(tag.s);
@@ -339,9 +339,9 @@ static void repomd_end(void *c, const char *name, const char *text)
 		x->in_data = false;
 }
 
-bool repo_detect(const char *dir)
+bool pkg_repo_detect(const char *dir)
 {
-	char *p = xasprintf("%s/repodata/repomd.xml", dir);
+	char *p = pkg_strf("%s/repodata/repomd.xml", dir);
 	struct stat st;
 	bool ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 
@@ -389,17 +389,16 @@ static void fl_start(void *c, const char *name, const char *attrs, bool empty)
 static void fl_end(void *c, const char *name, const char *text)
 {
 	struct fl_ctx *x = c;
-	char rel[256];
-	int prio;
 
 	if (!strcmp(name, "file") && !x->is_dir) {
-		int k = classify_path(text, rel, sizeof(rel), &prio);
+		struct pkg_class cls;
+		enum pkg_kind k = pkg_classify(text, &cls);
 		char **nv;
 
-		if (k == 1) {
+		if (k == PKG_MODULE) {
 			x->modules = true;
-			x->oot |= !tg_kernel_path_in_tree(text);
-		} else if (k >= 2 && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
+			x->oot |= cls.named && !cls.in_tree;
+		} else if (k != PKG_OTHER && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
 			x->svpaths = nv;
 			x->svpaths[x->n_sv++] = strdup(text);
 			x->symvers = true;
@@ -440,7 +439,8 @@ static int cmp_hit(const void *a, const void *b)
 /* --------------------------------------------------------- primary */
 
 struct pr_ctx {
-	struct audit *a;
+	pkg_repo_fn fn;
+	void *fn_ctx;
 	const char *dir;
 	struct fl_ctx *fl;
 	bool in_pkg;
@@ -470,11 +470,41 @@ static void pr_start(void *c, const char *name, const char *attrs, bool empty)
 	}
 }
 
+/* A package of interest: where to open it, and what its file list said. */
+static int pr_emit(struct pr_ctx *x, const struct hit *h)
+{
+	struct pkg_repo_entry e = {
+		.location = x->href, .name = x->name, .modules = h->modules, .oot = h->oot,
+		.kernel_files = (const char *const *)h->svpaths, .n_kernel_files = h->n_sv,
+	};
+	char *file, *error = NULL;
+	int r;
+
+	if (x->base && strncmp(x->base, "file://", 7) && x->base[0] != '/') {
+		error = pkg_strf("location %s%s is not local", x->base, x->href);
+		file = pkg_strf("%s%s", x->base, x->href);
+	} else if (x->base) {
+		const char *b = x->base + (strncmp(x->base, "file://", 7) ? 0 : 7);
+
+		file = pkg_strf("%s/%s", b, x->href);
+	} else {
+		file = pkg_strf("%s/%s", x->dir, x->href);
+	}
+	if (!file)
+		return -ENOMEM;
+	e.file = file;
+	e.error = error;
+	r = x->fn(x->fn_ctx, &e);
+	free(file);
+	free(error);
+	return r;
+}
+
 static void pr_end(void *c, const char *name, const char *text)
 {
 	struct pr_ctx *x = c;
 	struct hit key, *h;
-	struct audit_pkg *p;
+	int r;
 
 	if (!x->in_pkg)
 		return;
@@ -492,76 +522,55 @@ static void pr_end(void *c, const char *name, const char *text)
 			x->skipped++;
 			return;
 		}
-		p = audit_pkg_new(x->a);
-		if (!p) {
-			x->err = -ENOMEM;
-			return;
-		}
-		p->location = strdup(x->href);
-		p->name = x->name ? strdup(x->name) : NULL;
-		p->has_modules = h->modules;
-		p->has_symvers = h->symvers && !h->oot;
-		p->oot_modules = h->oot;
-		if (x->base && strncmp(x->base, "file://", 7) && x->base[0] != '/') {
-			p->error = xasprintf("location %s%s is not local", x->base, x->href);
-			p->file = xasprintf("%s%s", x->base, x->href);
-		} else if (x->base) {
-			const char *b = x->base + (strncmp(x->base, "file://", 7) ? 0 : 7);
-
-			p->file = xasprintf("%s/%s", b, x->href);
-		} else {
-			p->file = xasprintf("%s/%s", x->dir, x->href);
-		}
-		for (size_t i = 0; i < h->n_sv; i++) {
-			char rel[256];
-			int prio;
-
-			if (classify_path(h->svpaths[i], rel, sizeof(rel), &prio) >= 2)
-				audit_sv_add(x->a, rel, prio, h->svpaths[i], p);
-		}
+		r = pr_emit(x, h);
+		if (r < 0 && !x->err)
+			x->err = r;
 	}
 }
 
 static char *meta_path(const char *dir, const char *href)
 {
-	return href[0] == '/' ? strdup(href) : xasprintf("%s/%s", dir, href);
+	return href[0] == '/' ? strdup(href) : pkg_strf("%s/%s", dir, href);
 }
 
-int repo_scan(struct audit *a, const char *dir)
+int pkg_repo_scan(const char *dir, pkg_repo_fn fn, void *ctx, size_t *skipped, char **error)
 {
 	struct repomd_ctx md = { 0 };
 	struct fl_ctx fl = { 0 };
 	struct pr_ctx pr = { 0 };
-	char *path = xasprintf("%s/repodata/repomd.xml", dir), *fp = NULL, *pp = NULL;
+	char *path = pkg_strf("%s/repodata/repomd.xml", dir), *fp = NULL, *pp = NULL;
 	int r;
 
+	*error = NULL;
 	if (!path)
 		return -ENOMEM;
-	r = xml_scan(path, &(struct xml_cb){ repomd_start, repomd_end, &md });
+	r = xml_scan(path, &(struct xml_cb){ repomd_start, repomd_end, &md }, error);
 	free(path);
 	if (r < 0)
 		goto out;
 	if (!md.primary || !md.filelists) {
-		cli_error("%s: repodata/repomd.xml names no %s", dir, md.primary ? "filelists" : "primary");
+		*error = pkg_strf("%s: repodata/repomd.xml names no %s", dir,
+				  md.primary ? "filelists" : "primary");
 		r = -EINVAL;
 		goto out;
 	}
 	fp = meta_path(dir, md.filelists);
 	pp = meta_path(dir, md.primary);
-	r = xml_scan(fp, &(struct xml_cb){ fl_start, fl_end, &fl });
+	r = xml_scan(fp, &(struct xml_cb){ fl_start, fl_end, &fl }, error);
 	if (r == 0 && fl.err)
 		r = fl.err;
 	if (r < 0)
 		goto out;
 	if (fl.n)
 		qsort(fl.hits, fl.n, sizeof(*fl.hits), cmp_hit);
-	pr.a = a;
+	pr.fn = fn;
+	pr.fn_ctx = ctx;
 	pr.dir = dir;
 	pr.fl = &fl;
-	r = xml_scan(pp, &(struct xml_cb){ pr_start, pr_end, &pr });
+	r = xml_scan(pp, &(struct xml_cb){ pr_start, pr_end, &pr }, error);
 	if (r == 0 && pr.err)
 		r = pr.err;
-	a->n_skipped += pr.skipped;
+	*skipped += pr.skipped;
 out:
 	free(fp);
 	free(pp);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What a packaged path is, by name and place: one answer for the rpm plugin,
+ * the audit of package files, the rpmdb and repository metadata.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg.h"
+
+/* Ranks of .config places come after every export table's (read those first). */
+#define CONFIG_RANK_BASE 100
+
+bool pkg_in_module_dir(const char *path)
+{
+	return !strncmp(path, "/lib/modules/", 13) || !strncmp(path, "/usr/lib/modules/", 17);
+}
+
+enum pkg_kind pkg_classify(const char *path, struct pkg_class *c)
+{
+	const char *base = strrchr(path, '/');
+	int place;
+
+	memset(c, 0, sizeof(*c));
+	base = base ? base + 1 : path;
+	c->named = tg_module_file_name(base);
+	if (c->named || pkg_in_module_dir(path)) {
+		/* a kernel's own files below lib/modules/KVER/ are not modules */
+		if (!c->named && (strstr(base, "symvers") || strstr(base, "config"))) {
+			if ((place = tg_kernel_symvers_place(path, c->release, sizeof(c->release))) >= 0)
+				goto symvers;
+			if ((place = tg_kernel_config_place(path, c->release, sizeof(c->release))) >= 0)
+				goto config;
+		}
+		c->kind = PKG_MODULE;
+		c->in_tree = tg_kernel_path_in_tree(path);
+		return c->kind;
+	}
+	if (strstr(base, "symvers") &&
+	    (place = tg_kernel_symvers_place(path, c->release, sizeof(c->release))) >= 0)
+		goto symvers;
+	if (strstr(base, "config") &&
+	    (place = tg_kernel_config_place(path, c->release, sizeof(c->release))) >= 0)
+		goto config;
+	return PKG_OTHER;
+symvers:
+	c->kind = PKG_SYMVERS;
+	c->rank = place;
+	return c->kind;
+config:
+	c->kind = PKG_CONFIG;
+	c->rank = CONFIG_RANK_BASE + place;
+	return c->kind;
+}
+
+char *pkg_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}

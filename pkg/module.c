@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Is a payload file a kernel module?  A file is a candidate by its name or
+ * place (classify.c); its content decides: text files named .ko (vim's
+ * tutor.ko), modules.dep and a vdso are not modules, while anything that
+ * claims to be one and cannot be read is a finding, never "clean".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg.h"
+
+static bool is_elf(const void *buf, size_t len)
+{
+	return len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
+}
+
+int pkg_module_from_mem(const void *buf, size_t len, const char *path,
+			const struct tg_limits *lim, struct tg_module **m, char **error)
+{
+	bool named = tg_module_file_name(path);
+	bool strict = named && pkg_in_module_dir(path);
+	enum tg_compression c = tg_compression_detect(buf, len);
+	struct tg_error err = { 0 };
+	void *img = NULL;
+	size_t imglen = 0;
+	bool modinfo;
+
+	*m = NULL;
+	*error = NULL;
+	if (c == TG_COMP_NONE && !is_elf(buf, len))
+		return 0;	/* text, modules.dep ... */
+	if (tg_module_open_mem(buf, len, path, lim, m, &err) == 0) {
+		if ((*m)->n_modinfo > 0 || strict)
+			return 1;
+		tg_module_free(*m);	/* an ELF file, but no module (vdso .so) */
+		*m = NULL;
+		return 0;
+	}
+	/* Unreadable: a finding if it is (or claims to be) a module. */
+	if (c != TG_COMP_NONE) {
+		struct tg_error derr = { 0 };
+
+		if (tg_decompress(c, buf, len, lim->max_module_size, &img, &imglen, path,
+				  &derr) < 0) {
+			if (!named)
+				return 0;
+			*error = strdup(derr.msg[0] ? derr.msg : err.msg);
+			return -1;
+		}
+		buf = img;
+		len = imglen;
+	}
+	modinfo = is_elf(buf, len) && memmem(buf, len, ".modinfo", 9) != NULL;
+	if (is_elf(buf, len) && (strict || modinfo)) {
+		*error = strdup(err.msg[0] ? err.msg : "unreadable kernel module");
+		free(img);
+		return -1;
+	}
+	free(img);
+	return 0;
+}

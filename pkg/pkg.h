@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libtgpkg: reading rpm packages for taintguard's front ends (the rpm plugin
+ * and `taintguard audit`), with librpm.  A private static library: built
+ * with the project, never installed.  It knows rpm and libtaintguard, and
+ * nothing of its callers; calls go one way, from the front ends down.
+ *
+ *   classify.c   what a packaged path is: module candidate, export table, .config
+ *   module.c     is a payload file a kernel module?  (its content decides)
+ *   rpm.c        librpm configuration, log capture, header facts, signatures
+ *   files.c      facts of a package's file list
+ *   payload.c    a payload streamed in memory: members read, digests checked
+ *   decode.c     a payload's modules read on the thread pool, kept in payload order
+ *   kernelset.c  the kernel files a set of packages carries, kernels built from them
+ *   rpmdb.c      installed packages and their module files
+ *   repo.c       yum/dnf repository metadata
+ *
+ * Untrusted input: every package is read with caps (struct tg_limits), a
+ * problem is an error of that package or file, never a clean result.
+ */
+#ifndef TG_PKG_H
+#define TG_PKG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rpm/rpmfiles.h>
+#include <rpm/rpmio.h>
+#include <rpm/rpmtypes.h>
+
+#include "taintguard.h"
+
+/* ------------------------------------------------------------ classify.c */
+
+enum pkg_kind {
+	PKG_OTHER = 0,
+	PKG_MODULE,	/* a module candidate: .ko* name, or any file in a module directory */
+	PKG_SYMVERS,	/* a kernel's export table (Module.symvers, symvers.gz ...) */
+	PKG_CONFIG,	/* a kernel's .config */
+};
+#define PKG_KIND_BIT(k) (1u << (k))
+
+struct pkg_class {
+	enum pkg_kind kind;
+	char release[256];	/* PKG_SYMVERS, PKG_CONFIG: the kernel release */
+	/*
+	 * PKG_SYMVERS, PKG_CONFIG: the place's rank in the library's search
+	 * order (lower first; every .config ranks after every export table).
+	 */
+	int rank;
+	bool named;		/* PKG_MODULE: has a module file name (.ko ...) */
+	bool in_tree;		/* PKG_MODULE: in a kernel's own tree (lib/modules/KVER/kernel/) */
+};
+
+/*
+ * What @path (absolute, as packaged) is, by name and place only.  A file in
+ * (usr/)lib/modules/ is a module candidate whatever its name: its content
+ * decides (pkg_module_from_mem).  Returns c->kind.
+ */
+enum pkg_kind pkg_classify(const char *path, struct pkg_class *c);
+/* Below /lib/modules/ or /usr/lib/modules/. */
+bool pkg_in_module_dir(const char *path);
+
+/* -------------------------------------------------------------- module.c */
+
+/*
+ * Read the bytes of module candidate @path.  1: a kernel module (*m set);
+ * 0: not a module (a text file named .ko, modules.dep, a vdso); -1: looks
+ * like a module (ELF with .modinfo, or a module name in a module directory,
+ * or a compressed .ko) but cannot be read (*error set, malloc'ed).
+ */
+int pkg_module_from_mem(const void *buf, size_t len, const char *path,
+			const struct tg_limits *lim, struct tg_module **m, char **error);
+
+/* ----------------------------------------------------------------- rpm.c */
+
+/* Read rpm's configuration once, before threads, and capture librpm's log. */
+int pkg_rpm_setup(const char *dbpath, bool verbose, char **error);
+void pkg_rpm_teardown(void);
+/* The calling thread's last librpm warning or error ("" when none); cleared by pkg_rpm_log_clear. */
+const char *pkg_rpm_log_last(void);
+void pkg_rpm_log_clear(void);
+/* A transaction set for one thread: @root (NULL = /), digests enforced, unknown keys reported. */
+rpmts pkg_ts_new(const char *root);
+
+enum pkg_sig {
+	PKG_SIG_UNKNOWN = 0,	/* not looked at (repodata only, or unreadable) */
+	PKG_SIG_UNSIGNED,	/* no header signature */
+	PKG_SIG_OK,		/* signed, key known and valid */
+	PKG_SIG_NOKEY,		/* signed, key not in the keyring */
+	PKG_SIG_NOTTRUSTED,	/* signed, key known but not trusted */
+	PKG_SIG_BAD,		/* digest or signature check failed */
+	PKG_SIG_INSTALLED,	/* from the rpmdb: signed (not re-verified) */
+};
+const char *pkg_sig_name(enum pkg_sig s);
+
+/* What a package header says about itself. */
+struct pkg_info {
+	char *name, *nevra, *license;
+	char *sig_info;		/* "RSA/SHA256, <date>, Key ID ..." or NULL */
+	bool signed_;		/* carries a header signature */
+};
+/* Fill @pi from @h (fields already set are kept, but the NEVRA); -ENOMEM. */
+int pkg_info_from_header(Header h, struct pkg_info *pi);
+void pkg_info_free(struct pkg_info *pi);
+
+/*
+ * A package file opened for reading: header read and checked (digests
+ * always; signatures reported in @sig), file list, and the fd positioned at
+ * the payload.  On failure *error (malloc'ed) says why and *sig is
+ * PKG_SIG_BAD for a failed digest or signature check.
+ */
+struct pkg_file {
+	FD_t fd;
+	Header h;
+	rpmfiles files;
+	enum pkg_sig sig;
+};
+int pkg_file_open(rpmts ts, const char *path, struct pkg_file *pf, char **error);
+void pkg_file_close(struct pkg_file *pf);
+/*
+ * Read the header of the package at @fd's start again, without checking
+ * digests or signatures (rpm's verify step just did): the rpm plugin, on the
+ * fd of a transaction element.  0, or -EINVAL when it is no package.
+ */
+int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h);
+
+/* --------------------------------------------------------------- files.c */
+
+/* What a package's file list says (regular files that are not %ghost). */
+struct pkg_files_facts {
+	size_t n_modules;	/* module candidates */
+	size_t n_prepared;	/* the same, one per hardlink set (what rpm's fsm writes) */
+	bool oot;		/* a module file outside a kernel's own tree */
+	bool kernel_files;	/* an export table or .config of a kernel */
+};
+void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f);
+/* fn(ctx, path, class) for each regular, non-%ghost file of a kind in @kinds; stops on < 0. */
+typedef int (*pkg_path_fn)(void *ctx, const char *path, const struct pkg_class *c);
+int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx);
+
+/* ------------------------------------------------------------- payload.c */
+
+/* One member of a payload. */
+struct pkg_member {
+	const char *path;
+	const struct pkg_class *cls;
+	/* the content (the callee takes it), or NULL: not read, see err/error */
+	void *data;
+	size_t len;
+	int err;		/* -EFBIG over its cap, -EBADMSG digest mismatch, -EIO ... */
+	const char *error;	/* what went wrong, NULL when data is set */
+};
+/* Return < 0 to stop reading the payload (pkg_payload_read returns it). */
+typedef int (*pkg_member_fn)(void *ctx, struct pkg_member *m);
+
+struct pkg_payload_opts {
+	unsigned kinds;		/* PKG_KIND_BIT() of members to read into memory */
+	/*
+	 * Hash every file that has a digest, read or not, and compare it with
+	 * the header (librpm's archive reader does not): a mismatch reaches
+	 * @fn as a member without data (err -EBADMSG), of any kind.
+	 */
+	bool check_digests;
+	uint64_t max_size[PKG_CONFIG + 1];	/* per kind: larger members are not read (-EFBIG) */
+};
+
+/*
+ * Stream the payload of the package whose header is @h and file list
+ * @files from @fd (positioned at the payload; the caller keeps @fd).
+ * Members of the wanted kinds reach @fn with their content, in payload
+ * order; per-file problems reach it without.  Returns 0 when the archive
+ * was read to its end, what @fn returned when it stopped, or a negative
+ * errno with *@error (malloc'ed): unknown compressor, unreadable or corrupt
+ * archive.
+ */
+int pkg_payload_read(FD_t fd, Header h, rpmfiles files, const struct pkg_payload_opts *o,
+		     pkg_member_fn fn, void *ctx, char **error);
+
+/* -------------------------------------------------------------- decode.c */
+
+/* One module candidate of a payload once read: in payload order. */
+struct pkg_decoded {
+	char *path;
+	int r;			/* 1 module, 0 not a module (dropped), -1 unreadable */
+	struct tg_module *m;	/* r == 1 */
+	char *error;		/* r == -1 */
+};
+
+/*
+ * A package's module candidates, decompressed and read on the pool's threads
+ * while the payload streams in on the caller's.  The list belongs to the
+ * caller; entries are complete once the pool has run every pushed item
+ * (tg_workq_run returned, or tg_workq_finish).
+ */
+struct pkg_decode;
+struct pkg_decode *pkg_decode_new(struct tg_workq *q, const struct tg_limits *lim);
+/* Queue @buf (taken) for reading; an entry in its payload place. */
+void pkg_decode_push(struct pkg_decode *d, const char *path, void *buf, size_t len);
+/* An entry that could not be read (r = -1), in its payload place. */
+void pkg_decode_error(struct pkg_decode *d, const char *path, const char *msg);
+/*
+ * The completed entries, in payload order; the caller takes them (free the
+ * array with pkg_decoded_free).  An entry could not be kept (ENOMEM):
+ * a last entry "(package)" with r = -1 says so.  Frees @d.
+ */
+int pkg_decode_take(struct pkg_decode *d, struct pkg_decoded **out, size_t *n);
+/* The entries' contents and the array. */
+void pkg_decoded_free(struct pkg_decoded *v, size_t n);
+
+/* ----------------------------------------------------------- kernelset.c */
+
+/*
+ * The kernel files (export tables, .config) met in a set of packages — a
+ * transaction, an audited repository — and the kernels completed from them.
+ * A package that ships out-of-tree modules never supplies a kernel file: it
+ * could vouch for its own modules with a forged table.  Thread-safe.
+ */
+struct pkg_kernelset;
+/* What went wrong with a kernel file that is skipped (a table that does not parse). */
+typedef void (*pkg_warn_fn)(void *ctx, const char *msg);
+struct pkg_kernelset *pkg_kernelset_new(pkg_warn_fn warn, void *warn_ctx);
+void pkg_kernelset_free(struct pkg_kernelset *ks);
+
+struct pkg_kfile {
+	enum pkg_kind kind;	/* PKG_SYMVERS or PKG_CONFIG */
+	char *release;
+	int rank;
+	char *path;		/* as packaged */
+	char *label;		/* "NEVRA:path", for messages and reports */
+	size_t nevra_len;	/* the NEVRA part of the label */
+	void *owner;		/* the caller's package */
+	void *data;		/* content once read, else NULL */
+	size_t len;
+};
+
+/*
+ * Record kernel file @path of class @c, carried by package @nevra (@where:
+ * where that package was found, the last sort key; @owner: the caller's
+ * handle; @oot: the package ships out-of-tree modules, then -EPERM and
+ * nothing is recorded: say so).  @data (taken, may be NULL when only the
+ * file list is known) fills an entry recorded before.  0, -EPERM, -ENOMEM.
+ */
+int pkg_kernelset_add(struct pkg_kernelset *ks, const char *path, const struct pkg_class *c,
+		      const char *nevra, const char *where, void *owner, bool oot, void *data,
+		      size_t len);
+/*
+ * Every entry, sorted: release, rank (the library's search order), NEVRA,
+ * path, where; the best candidate of a release first.  Valid until the next add.
+ */
+size_t pkg_kernelset_files(struct pkg_kernelset *ks, const struct pkg_kfile *const **out);
+/* The best entry of @release and @kind that has content; NULL if none. */
+const struct pkg_kfile *pkg_kernelset_best(struct pkg_kernelset *ks, const char *release,
+					   enum pkg_kind kind);
+
+enum pkg_kernel_mode {
+	/*
+	 * The set describes the target (an audited repository with its
+	 * kernel-devel): its export table and .config come first, the root's
+	 * fill in.
+	 */
+	PKG_SET_FIRST,
+	/*
+	 * The root is the target (an rpm transaction): an installed kernel's
+	 * files are never replaced; the set only fills in what the root lacks
+	 * (a kernel installed in the same transaction).
+	 */
+	PKG_ROOT_FIRST,
+};
+
+/*
+ * The kernel of @release gathered with tg_kernel_load(@base: root, limits,
+ * explicit files — those always win) and completed from the set as @mode
+ * says; k->symvers_path and k->config_path name where each came from (a
+ * set file by its label).  1 when the export table is the set's, 0 when it
+ * is not (the root's, or none), or a negative errno with @err.
+ */
+int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *base,
+			 const char *release, enum pkg_kernel_mode mode, struct tg_kernel **out,
+			 struct tg_error *err);
+
+/* --------------------------------------------------------------- rpmdb.c */
+
+/* An installed package that owns module files. */
+struct pkg_installed {
+	Header h;
+	struct pkg_info info;
+	char **modules;		/* files named as modules it owns (paths as installed) */
+	size_t n_modules;
+};
+/* fn for each installed package owning module files; the others are counted in *skipped. */
+typedef int (*pkg_installed_fn)(void *ctx, struct pkg_installed *p);
+int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped);
+
+/* ---------------------------------------------------------------- repo.c */
+
+/* A package of a repository that carries module candidates or kernel files. */
+struct pkg_repo_entry {
+	const char *location;	/* path of the .rpm below the repository (or URL base + href) */
+	const char *file;	/* where to open it: DIR/href; NULL when not local */
+	const char *name;
+	bool modules, oot;
+	const char *const *kernel_files;	/* paths of its export tables and .configs */
+	size_t n_kernel_files;
+	const char *error;	/* it cannot be read from here (a remote location), else NULL */
+};
+typedef int (*pkg_repo_fn)(void *ctx, const struct pkg_repo_entry *e);
+/* true if @dir contains repodata/repomd.xml */
+bool pkg_repo_detect(const char *dir);
+/*
+ * The packages of the repository at @dir that carry modules or kernel files
+ * (from filelists and primary: the others are never opened), counted past in
+ * *skipped.  0, or a negative errno with *@error (malloc'ed).
+ */
+int pkg_repo_scan(const char *dir, pkg_repo_fn fn, void *ctx, size_t *skipped, char **error);
+
+/* ---------------------------------------------------------------- helpers */
+
+/* malloc'ed printf; NULL on ENOMEM. */
+char *pkg_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * librpm's configuration and log, transaction sets, and what a package
+ * header says about itself.  rpmReadPackageFile() checks header digests
+ * always and signatures when the key is known; an unknown or untrusted key
+ * is reported, not fatal (offline audits read packages from anywhere).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmlib.h>
+#include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
+#include <rpm/rpmts.h>
+
+#include "pkg.h"
+
+/* librpm logs through one global callback; keep each thread's last message. */
+static __thread char tls_log[512];
+static bool log_verbose;
+
+static int log_cb(rpmlogRec rec, rpmlogCallbackData data)
+{
+	const char *msg = rpmlogRecMessage(rec);
+	size_t n;
+
+	(void)data;
+	if (rpmlogRecPriority(rec) <= RPMLOG_WARNING && msg) {
+		snprintf(tls_log, sizeof(tls_log), "%s", msg);
+		n = strlen(tls_log);
+		while (n && (tls_log[n - 1] == '\n' || tls_log[n - 1] == ' '))
+			tls_log[--n] = 0;
+	}
+	return log_verbose ? RPMLOG_DEFAULT : 0;
+}
+
+const char *pkg_rpm_log_last(void)
+{
+	return tls_log;
+}
+
+void pkg_rpm_log_clear(void)
+{
+	tls_log[0] = 0;
+}
+
+int pkg_rpm_setup(const char *dbpath, bool verbose, char **error)
+{
+	*error = NULL;
+	if (rpmReadConfigFiles(NULL, NULL) != 0) {
+		*error = strdup("cannot read the rpm configuration");
+		return -EINVAL;
+	}
+	if (dbpath) {
+		char *def = pkg_strf("_dbpath %s", dbpath);
+
+		if (!def)
+			return -ENOMEM;
+		rpmDefineMacro(NULL, def, RMIL_CMDLINE);
+		free(def);
+	}
+	log_verbose = verbose;
+	rpmlogSetCallback(log_cb, NULL);
+	return 0;
+}
+
+void pkg_rpm_teardown(void)
+{
+	rpmFreeMacros(NULL);
+	rpmFreeRpmrc();
+}
+
+rpmts pkg_ts_new(const char *root)
+{
+	rpmts ts = rpmtsCreate();
+
+	if (!ts)
+		return NULL;
+	if (root)
+		rpmtsSetRootDir(ts, root);
+	/* Enforce digests only: an unknown or untrusted key is reported, not fatal. */
+	rpmtsSetVfyLevel(ts, RPMSIG_DIGEST_TYPE);
+	return ts;
+}
+
+const char *pkg_sig_name(enum pkg_sig s)
+{
+	switch (s) {
+	case PKG_SIG_UNSIGNED: return "unsigned";
+	case PKG_SIG_OK: return "ok";
+	case PKG_SIG_NOKEY: return "nokey";
+	case PKG_SIG_NOTTRUSTED: return "nottrusted";
+	case PKG_SIG_BAD: return "bad";
+	case PKG_SIG_INSTALLED: return "installed";
+	default: return "unknown";
+	}
+}
+
+static int keep_str(char **slot, const char *s)
+{
+	if (*slot || !s)
+		return 0;
+	*slot = strdup(s);
+	return *slot ? 0 : -ENOMEM;
+}
+
+int pkg_info_from_header(Header h, struct pkg_info *pi)
+{
+	char *nevra = headerGetAsString(h, RPMTAG_NEVRA);
+
+	if (!nevra)
+		return -ENOMEM;
+	free(pi->nevra);
+	pi->nevra = nevra;
+	if (keep_str(&pi->name, headerGetString(h, RPMTAG_NAME)) < 0 ||
+	    keep_str(&pi->license, headerGetString(h, RPMTAG_LICENSE)) < 0)
+		return -ENOMEM;
+	pi->signed_ = headerIsEntry(h, RPMTAG_RSAHEADER) || headerIsEntry(h, RPMTAG_DSAHEADER) ||
+		      headerIsEntry(h, RPMTAG_SIGPGP) || headerIsEntry(h, RPMTAG_SIGGPG);
+	if (!pi->sig_info && (headerIsEntry(h, RPMTAG_RSAHEADER) || headerIsEntry(h, RPMTAG_DSAHEADER))) {
+		char *s = headerFormat(h, "%|DSAHEADER?{%{DSAHEADER:pgpsig}}:{%{RSAHEADER:pgpsig}}|", NULL);
+
+		if (s && *s)
+			pi->sig_info = s;
+		else
+			free(s);
+	}
+	return 0;
+}
+
+void pkg_info_free(struct pkg_info *pi)
+{
+	free(pi->name);
+	free(pi->nevra);
+	free(pi->license);
+	free(pi->sig_info);
+	memset(pi, 0, sizeof(*pi));
+}
+
+/* "CAUSE: librpm's last message", or CAUSE alone. */
+static char *with_log(const char *cause)
+{
+	const char *log = pkg_rpm_log_last();
+
+	return *log ? pkg_strf("%s: %s", cause, log) : strdup(cause);
+}
+
+int pkg_file_open(rpmts ts, const char *path, struct pkg_file *pf, char **error)
+{
+	rpmRC rc;
+
+	memset(pf, 0, sizeof(*pf));
+	*error = NULL;
+	pkg_rpm_log_clear();
+	pf->fd = Fopen(path, "r.ufdio");
+	if (!pf->fd || Ferror(pf->fd)) {
+		*error = strdup(pf->fd ? Fstrerror(pf->fd) : strerror(errno));
+		goto fail;
+	}
+	rc = rpmReadPackageFile(ts, pf->fd, path, &pf->h);
+	switch (rc) {
+	case RPMRC_OK:
+		pf->sig = PKG_SIG_UNSIGNED;	/* refined by the caller from pkg_info.signed_ */
+		break;
+	case RPMRC_NOKEY:
+		pf->sig = PKG_SIG_NOKEY;
+		break;
+	case RPMRC_NOTTRUSTED:
+		pf->sig = PKG_SIG_NOTTRUSTED;
+		break;
+	case RPMRC_NOTFOUND:
+		*error = with_log("not an rpm package");
+		goto fail;
+	default:
+		pf->sig = PKG_SIG_BAD;
+		*error = with_log("header digest or signature check failed");
+		goto fail;
+	}
+	if (!pf->h) {
+		*error = strdup("no header");
+		goto fail;
+	}
+	if (rc == RPMRC_OK && (headerIsEntry(pf->h, RPMTAG_RSAHEADER) ||
+			       headerIsEntry(pf->h, RPMTAG_DSAHEADER) ||
+			       headerIsEntry(pf->h, RPMTAG_SIGPGP) ||
+			       headerIsEntry(pf->h, RPMTAG_SIGGPG)))
+		pf->sig = PKG_SIG_OK;
+	pf->files = rpmfilesNew(NULL, pf->h, 0, RPMFI_KEEPHEADER);
+	if (!pf->files) {
+		*error = strdup("cannot read the file list");
+		goto fail;
+	}
+	return 0;
+fail:
+	if (!*error)
+		*error = strdup("out of memory");
+	{
+		enum pkg_sig sig = pf->sig;
+
+		pkg_file_close(pf);
+		pf->sig = sig;
+	}
+	return -EINVAL;
+}
+
+void pkg_file_close(struct pkg_file *pf)
+{
+	rpmfilesFree(pf->files);
+	headerFree(pf->h);
+	if (pf->fd)
+		Fclose(pf->fd);
+	memset(pf, 0, sizeof(*pf));
+}
+
+int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h)
+{
+	rpmVSFlags ovs = rpmtsVSFlags(ts);
+	rpmRC rc;
+
+	*h = NULL;
+	(void)Fseek(fd, 0, SEEK_SET);	/* fails harmlessly on a pipe */
+	rpmtsSetVSFlags(ts, ovs | RPMVSF_MASK_NODIGESTS | RPMVSF_MASK_NOSIGNATURES);
+	rc = rpmReadPackageFile(ts, fd, label, h);
+	rpmtsSetVSFlags(ts, ovs);
+	if (rc != RPMRC_OK && rc != RPMRC_NOKEY && rc != RPMRC_NOTTRUSTED) {
+		headerFree(*h);
+		*h = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Installed packages (the rpmdb of a root) that own module files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rpm/header.h>
+#include <rpm/rpmdb.h>
+#include <rpm/rpmfiles.h>
+#include <rpm/rpmts.h>
+
+#include "pkg.h"
+
+struct collect {
+	char **v;
+	size_t n, cap;
+};
+
+static int collect_module(void *ctx, const char *path, const struct pkg_class *c)
+{
+	struct collect *cl = ctx;
+
+	/*
+	 * Installed files are opened from disk one by one: only those named as
+	 * modules (a kernel package's modules.* files and vmlinuz are not).
+	 */
+	if (!c->named)
+		return 0;
+	if (cl->n == cl->cap) {
+		size_t nc = cl->cap ? cl->cap * 2 : 8;
+		char **nv = realloc(cl->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		cl->v = nv;
+		cl->cap = nc;
+	}
+	cl->v[cl->n] = strdup(path);
+	return cl->v[cl->n++] ? 0 : -ENOMEM;
+}
+
+static void collect_free(struct collect *cl)
+{
+	for (size_t i = 0; i < cl->n; i++)
+		free(cl->v[i]);
+	free(cl->v);
+}
+
+int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
+{
+	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_PACKAGES, NULL, 0);
+	Header h;
+	int r = 0;
+
+	while (r >= 0 && mi && (h = rpmdbNextIterator(mi))) {
+		rpmfiles files = rpmfilesNew(NULL, h, 0, RPMFI_KEEPHEADER);
+		struct collect cl = { 0 };
+		struct pkg_installed p = { .h = h };
+
+		if (!files)
+			continue;
+		r = pkg_files_each(files, PKG_KIND_BIT(PKG_MODULE), collect_module, &cl);
+		rpmfilesFree(files);
+		if (r == 0 && !cl.n) {	/* the common case */
+			(*skipped)++;
+			continue;
+		}
+		if (r == 0)
+			r = pkg_info_from_header(h, &p.info);
+		if (r == 0) {
+			p.modules = cl.v;
+			p.n_modules = cl.n;
+			r = fn(ctx, &p);
+		}
+		pkg_info_free(&p.info);
+		collect_free(&cl);
+	}
+	rpmdbFreeIterator(mi);
+	return r < 0 ? r : 0;
+}
