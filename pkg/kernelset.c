@@ -135,6 +135,10 @@ int pkg_kernelset_add(struct pkg_kernelset *ks, const char *path, const struct p
 {
 	int r;
 
+	if (!ks) {
+		free(data);
+		return -ENOMEM;
+	}
 	if (c->kind != PKG_SYMVERS && c->kind != PKG_CONFIG) {
 		free(data);
 		return -EINVAL;
@@ -190,6 +194,9 @@ size_t pkg_kernelset_files(struct pkg_kernelset *ks, const struct pkg_kfile *con
 {
 	size_t n;
 
+	*out = NULL;
+	if (!ks)
+		return 0;
 	pthread_mutex_lock(&ks->mu);
 	n = sort_locked(ks) == 0 ? ks->n : 0;
 	*out = ks->view;
@@ -202,6 +209,8 @@ const struct pkg_kfile *pkg_kernelset_best(struct pkg_kernelset *ks, const char 
 {
 	const struct pkg_kfile *best = NULL;
 
+	if (!ks)
+		return NULL;
 	pthread_mutex_lock(&ks->mu);
 	if (sort_locked(ks) == 0)
 		for (size_t i = 0; i < ks->n && !best; i++) {

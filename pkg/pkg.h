@@ -215,7 +215,8 @@ void pkg_decoded_free(struct pkg_decoded *v, size_t n);
  * The kernel files (export tables, .config) met in a set of packages — a
  * transaction, an audited repository — and the kernels completed from them.
  * A package that ships out-of-tree modules never supplies a kernel file: it
- * could vouch for its own modules with a forged table.  Thread-safe.
+ * could vouch for its own modules with a forged table.  Thread-safe.  A
+ * NULL set (it could not be allocated) holds no file.
  */
 struct pkg_kernelset;
 /* What went wrong with a kernel file that is skipped (a table that does not parse). */

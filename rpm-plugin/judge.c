@@ -86,29 +86,10 @@ void tgp_reset(struct tgp_state *st)
 	st->pkgs = NULL;
 	st->n_pkgs = 0;
 	st->cur = NULL;
-	for (size_t i = 0; i < st->n_kernels; i++) {
-		free(st->kernels[i].release);
-		tg_kernel_free(st->kernels[i].k);
-	}
-	free(st->kernels);
-	st->kernels = NULL;
-	st->n_kernels = 0;
-	for (size_t i = 0; i < st->n_symvers; i++) {
-		free(st->symvers[i].release);
-		free(st->symvers[i].label);
-		tg_symvers_free(st->symvers[i].sv);
-	}
-	free(st->symvers);
-	st->symvers = NULL;
-	st->n_symvers = 0;
-	for (size_t i = 0; i < st->n_configs; i++) {
-		free(st->configs[i].release);
-		free(st->configs[i].label);
-		free(st->configs[i].data);
-	}
-	free(st->configs);
-	st->configs = NULL;
-	st->n_configs = 0;
+	pkg_kernelset_free(st->ks);
+	st->ks = NULL;
+	if (st->ctx)
+		tg_ctx_forget_kernels(st->ctx);
 	free(st->root);
 	st->root = NULL;
 	free(st->rootpfx);
@@ -116,87 +97,56 @@ void tgp_reset(struct tgp_state *st)
 	st->chrooted = false;
 }
 
-static const struct tgp_config *tx_config(const struct tgp_state *st, const char *release)
+static void warn_kernel_file(void *ctx, const char *msg)
 {
-	for (size_t i = 0; i < st->n_configs; i++)
-		if (strcmp(st->configs[i].release, release) == 0)
-			return &st->configs[i];
-	return NULL;
-}
-
-static struct tg_kernel *load_kernel(const struct tg_kernel_opts *o)
-{
-	struct tg_kernel *k = NULL;
-	struct tg_error err = { 0 };
-
-	if (tg_kernel_load(o, &k, &err) < 0) {
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", o->release, err.msg);
-		return NULL;
-	}
-	return k;
+	(void)ctx;
+	rpmlog(RPMLOG_WARNING, "taintguard: %s\n", msg);
 }
 
 /*
- * The target kernel, cached per release; NULL release or failure: unknown.
- * A kernel-devel/-headers/-core of this transaction only fills in what the
- * target root lacks (a kernel being installed): any package could carry a
- * Module.symvers or .config, and must not rewrite an installed kernel's
- * exports or settings to get its own modules through.
+ * The context's kernel loader: the target root's kernel, completed by the
+ * kernel files of this transaction only where the root lacks them (a kernel
+ * being installed).  Any package could carry a Module.symvers or .config,
+ * and must not rewrite an installed kernel's exports or settings to get its
+ * own modules through.  A kernel that cannot be gathered is unknown.
  */
-struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release)
+static int load_kernel(void *data, const char *release, struct tg_kernel **out,
+		       struct tg_error *err)
 {
-	struct tgp_kernel *n;
-	struct tg_kernel *k;
-	const struct tgp_config *cfg;
-
-	if (!release || !*release)
-		return NULL;
-	for (size_t i = 0; i < st->n_kernels; i++)
-		if (strcmp(st->kernels[i].release, release) == 0)
-			return st->kernels[i].k;
-	/* psm/fsm hooks run chrooted: the target root is "/" there. */
+	struct tgp_state *st = data;
+	/* psm/fsm hooks run chrooted: the target root is "/" there */
 	struct tg_kernel_opts o = { .root = st->chrooted || !st->root ? "/" : st->root,
-				    .release = release, .limits = &st->lim };
+				    .limits = &st->lim };
 
-	k = load_kernel(&o);
-	if (k && !k->config_path && (cfg = tx_config(st, release)) != NULL) {
-		o.config_data = cfg->data;
-		o.config_len = cfg->len;
-		o.config_label = cfg->label;
-		tg_kernel_free(k);
-		k = load_kernel(&o);
+	*out = NULL;
+	if (!release || !*release)
+		return 0;
+	if (pkg_kernelset_kernel(st->ks, &o, release, PKG_ROOT_FIRST, out, err) < 0) {
+		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err->msg);
+		*out = NULL;
 	}
-	for (size_t i = 0; k && !k->symvers && i < st->n_symvers; i++) {
-		struct tgp_symvers *s = &st->symvers[i];
-		if (s->sv && strcmp(s->release, release) == 0) {
-			k->symvers = s->sv;
-			free(k->symvers_path);
-			k->symvers_path = strdup(s->label);
-			s->sv = NULL;	/* owned by the kernel now */
-		}
-	}
-	n = realloc(st->kernels, (st->n_kernels + 1) * sizeof(*n));
-	if (!n) {
-		tg_kernel_free(k);
-		return NULL;
-	}
-	st->kernels = n;
-	n[st->n_kernels++] = (struct tgp_kernel){ .release = strdup(release), .k = k };
-	return k;
+	return 0;
+}
+
+int tgp_begin(struct tgp_state *st)
+{
+	tg_ctx_set_kernel_loader(st->ctx, load_kernel, st);
+	st->ks = pkg_kernelset_new(warn_kernel_file, NULL);
+	return st->ks ? 0 : -ENOMEM;	/* a NULL set holds no file */
 }
 
 static const struct tg_kernel *kernel_for(struct tgp_state *st, const struct tgp_mod *mod)
 {
+	const struct tg_kernel *k = NULL;
 	char rel[256];
 	const char *vm;
 
-	if (tg_kernel_release_from_path(mod->path, rel, sizeof(rel)) == 0)
-		return tgp_kernel_get(st, rel);
-	/* outside /lib/modules: the release its vermagic names */
-	vm = mod->m ? tg_module_get(mod->m, "vermagic") : NULL;
-	if (vm && tg_kernel_release_from_vermagic(vm, rel, sizeof(rel)) == 0)
-		return tgp_kernel_get(st, rel);
-	return NULL;
+	if (tg_kernel_release_from_path(mod->path, rel, sizeof(rel)) == 0 ||
+	    /* outside /lib/modules: the release its vermagic names */
+	    ((vm = mod->m ? tg_module_get(mod->m, "vermagic") : NULL) &&
+	     tg_kernel_release_from_vermagic(vm, rel, sizeof(rel)) == 0))
+		tg_ctx_kernel(st->ctx, rel, &k, NULL);
+	return k;
 }
 
 int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)

@@ -207,6 +207,9 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	tgp_reset(st);
 	if (rpmtsFlags(ts) & RPMTRANS_FLAG_BUILD_PROBS)
 		return RPMRC_OK;
+	if (tgp_begin(st) < 0)
+		rpmlog(RPMLOG_ERR, "taintguard: out of memory; the kernel files of this "
+		       "transaction's packages are not used\n");
 	st->test = rpmtsFlags(ts) & RPMTRANS_FLAG_TEST;
 	st->root = strdup(root ? root : "/");
 	st->rootpfx = strdup(st->root);
@@ -286,6 +289,13 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 	return RPMRC_OK;
 }
 
+static bool is_candidate(const char *path)
+{
+	struct pkg_class c;
+
+	return pkg_classify(path, &c) == PKG_MODULE;
+}
+
 /* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */
 static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const char *dest,
 		      mode_t file_mode, rpmFsmOp op)
@@ -302,7 +312,7 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
 		return RPMRC_OK;
 	if (fi == NULL || XFA_SKIPPING(action) || (op & TG_FAF_UNOWNED) ||
-	    !S_ISREG(file_mode) || !tgp_candidate(dest))
+	    !S_ISREG(file_mode) || !is_candidate(dest))
 		return RPMRC_OK;
 	pkg->bs_seen++;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -317,7 +327,7 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 		 pread(fd, buf, (size_t)sb.st_size, 0) != sb.st_size)
 		error = strdup("cannot read the unpacked file");
 	else
-		r = tgp_module_from_mem(st, buf, (size_t)sb.st_size, dest, &m, &error);
+		r = pkg_module_from_mem(buf, (size_t)sb.st_size, dest, &st->lim, &m, &error);
 	free(buf);
 	if (fd >= 0)
 		close(fd);

@@ -8,6 +8,7 @@
 #include <rpm/rpmts.h>
 #include <rpm/rpmte.h>
 
+#include "pkg.h"
 #include "taintguard.h"
 
 /* Only the hook table is exported from the .so. */
@@ -41,26 +42,6 @@ struct tgp_pkg {
 	enum tg_action action;	/* worst of v[] */
 };
 
-struct tgp_kernel {
-	char *release;
-	struct tg_kernel *k;	/* NULL: unknown */
-};
-
-/* Module.symvers found in the payload of a package of this transaction. */
-struct tgp_symvers {
-	char *release;
-	char *label;
-	struct tg_symvers *sv;	/* owned until handed to a tg_kernel */
-};
-
-/* A kernel .config found in the payload of a package of this transaction. */
-struct tgp_config {
-	char *release;
-	char *label;
-	char *data;
-	size_t len;
-};
-
 struct tgp_state {
 	enum tgp_mode mode;
 	struct tg_limits lim;
@@ -80,51 +61,15 @@ struct tgp_state {
 	struct tgp_pkg *pkgs;
 	size_t n_pkgs;
 	struct tgp_pkg *cur;	/* element being processed (psm_pre .. psm_post) */
-	struct tgp_kernel *kernels;
-	size_t n_kernels;
-	struct tgp_symvers *symvers;
-	size_t n_symvers;
-	struct tgp_config *configs;
-	size_t n_configs;
+	/*
+	 * Kernel files (Module.symvers, .config) of this transaction's packages:
+	 * they only fill in what the target root lacks (a kernel installed now).
+	 */
+	struct pkg_kernelset *ks;
 };
 
-/* scan.c: which files may be modules, reading them */
-bool tgp_ko_suffix(const char *path);
-bool tgp_in_moddir(const char *path);
-bool tgp_candidate(const char *path);
-/* Release a Module.symvers/symvers.gz path belongs to (malloc'ed), else NULL. */
-char *tgp_symvers_release(const char *path);
-/* Release a kernel .config path belongs to (malloc'ed), else NULL. */
-char *tgp_config_release(const char *path);
-/*
- * 1: a kernel module (*m set); 0: not a module (text, vdso, ...);
- * -1: looks like a module but cannot be read (*error set, malloc'ed).
- */
-int tgp_module_from_mem(struct tgp_state *st, const void *buf, size_t len, const char *path,
-			struct tg_module **m, char **error);
-/* Read the payloads of the transaction's added packages. */
+/* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
 void tgp_prescan(struct tgp_state *st, rpmts ts);
-
-/*
- * decode.c: a package's modules read on st->jobs threads while the payload
- * streams in; entries keep payload order.
- */
-struct decode_item;
-struct tgp_decode_list {
-	struct decode_item **v;
-	size_t n;
-	bool oom;	/* an entry could not be kept: the package gets an error */
-};
-/* Compressed module bytes waiting for a worker, at most (bounds rpm's memory). */
-#define TGP_DECODE_QUEUE_BYTES (32u << 20)
-/* Queue @buf (taken) for reading on a worker. */
-void tgp_decode_push(struct tgp_state *st, struct tg_workq *q, struct tgp_decode_list *l,
-		     const char *path, void *buf, size_t len);
-/* An error entry, in its place among the modules. */
-void tgp_decode_error(struct tgp_decode_list *l, struct tgp_state *st, const char *path,
-		      const char *msg);
-/* Wait for every queued module (frees @q); add the entries to @pkg in payload order. */
-void tgp_decode_finish(struct tgp_pkg *pkg, struct tg_workq *q, struct tgp_decode_list *l);
 
 /* judge.c: kernels, predictions, messages */
 struct tgp_pkg *tgp_pkg_add(struct tgp_state *st, rpmte te);
@@ -133,7 +78,8 @@ int tgp_mod_add(struct tgp_mod **mods, size_t *n, const char *path, struct tg_mo
 		const char *error);
 void tgp_mods_free(struct tgp_mod *mods, size_t n);
 void tgp_reset(struct tgp_state *st);
-struct tg_kernel *tgp_kernel_get(struct tgp_state *st, const char *release);
+/* Start a transaction's judging state: kernel files, the context's kernels forgotten. */
+int tgp_begin(struct tgp_state *st);
 /* Judge all modules of @n packages together; verdicts go to each pkg. */
 int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n);
 /* Log the verdicts of @pkg; @refuse: rpmlog errors + how to override. */
