@@ -151,7 +151,9 @@ const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len)
 	const char *name = v->module ? v->module : v->file_module;
 
 	if (!name && v->path) {
-		module_stem(v->path, buf, len);
+		const char *base = strrchr(v->path, '/');
+
+		bfmt(buf, len, "%s", base ? base + 1 : v->path);
 		name = buf;
 	} else if (name) {
 		bfmt(buf, len, "%s", name);

@@ -39,29 +39,14 @@ bool strv_has(const struct strv *sv, const char *s)
 	return false;
 }
 
-bool is_module_file(const char *name)
+bool same_module_file(const char *a, const char *b)
 {
-	static const char *const sfx[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
-	size_t n = strlen(name);
+	char *na = tg_module_name_from_file(a), *nb = tg_module_name_from_file(b);
+	bool same = na && nb && !strcmp(na, nb);
 
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		size_t l = strlen(sfx[i]);
-
-		if (n > l && !strcmp(name + n - l, sfx[i]))
-			return true;
-	}
-	return false;
-}
-
-void module_stem(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	char *dot;
-
-	bfmt(buf, len, "%s", base ? base + 1 : path);
-	dot = strstr(buf, ".ko");
-	if (dot)
-		*dot = '\0';
+	free(na);
+	free(nb);
+	return same;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -90,7 +75,7 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 		if (S_ISDIR(st.st_mode)) {
 			if (recursive && depth < 16)
 				r = walk(out, p, recursive, depth + 1);
-		} else if (S_ISREG(st.st_mode) && is_module_file(e->d_name)) {
+		} else if (S_ISREG(st.st_mode) && tg_module_file_name(e->d_name)) {
 			r = strv_push(out, p);
 		}
 	}
@@ -104,14 +89,10 @@ void installed_context(const char *dir, const struct strv *files, struct strv *c
 
 	collect_modules(&inst, dir, true);
 	for (size_t i = 0; i < inst.n; i++) {
-		char a[128], b[128];
 		bool same = false;
 
-		module_stem(inst.v[i], a, sizeof(a));
-		for (size_t t = 0; t < files->n && !same; t++) {
-			module_stem(files->v[t], b, sizeof(b));
-			same = !strcmp(a, b);
-		}
+		for (size_t t = 0; t < files->n && !same; t++)
+			same = same_module_file(inst.v[i], files->v[t]);
 		if (!same)
 			strv_push(ctx, inst.v[i]);
 	}

@@ -101,11 +101,10 @@ struct strv {
 int strv_push(struct strv *sv, const char *s);
 void strv_free(struct strv *sv);
 bool strv_has(const struct strv *sv, const char *s);
+/* Do two module files hold the same module name (lve.ko.xz and lve.ko: yes)? */
+bool same_module_file(const char *a, const char *b);
 /* Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted; missing dir = none. */
 int collect_modules(struct strv *out, const char *dir, bool recursive);
-bool is_module_file(const char *name);
-/* "lve.ko.xz" -> "lve" in @buf. */
-void module_stem(const char *path, char *buf, size_t len);
 /*
  * Modules already installed under @dir (updates/dkms of the kernel) that are
  * not one of @files (same stem): judged alongside them, as the kernel would

@@ -145,13 +145,10 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 		bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s/module", tree, pk[p].m, pk[p].v, k, pk[p].a);
 		collect_modules(&mods, dir, true);
 		for (size_t i = 0; i < mods.n; i++) {
-			char a[128], b[128];
 			bool found = false;
 
-			module_stem(mods.v[i], a, sizeof(a));
 			for (size_t f = 0; f < files.n; f++) {
-				module_stem(files.v[f], b, sizeof(b));
-				if (!strcmp(a, b) && !own[f].m[0]) {
+				if (same_module_file(mods.v[i], files.v[f]) && !own[f].m[0]) {
 					bfmt(own[f].m, 128, "%s", pk[p].m);
 					bfmt(own[f].v, 128, "%s", pk[p].v);
 					bfmt(own[f].a, 64, "%s", pk[p].a);
