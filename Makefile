@@ -87,9 +87,10 @@ all: $(TARGETS)
 PATHS_STAMP = $(B)/paths.stamp
 $(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' > $(PATHS_STAMP))
 
+# Hidden by default: only what lib/taintguard.h declares is exported (see lib/libtaintguard.map).
 $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -fvisibility=hidden $(LIB_CFLAGS) -c -o $@ $<
 
 $(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
@@ -111,8 +112,9 @@ $(B)/libtaintguard.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libtaintguard.so.0: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libtaintguard.so.0 $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_LIBS)
+$(B)/libtaintguard.so.0: $(LIB_OBJ) lib/libtaintguard.map
+	$(CC) -shared -Wl,-soname,libtaintguard.so.0 -Wl,--version-script,lib/libtaintguard.map \
+		-Wl,--no-undefined $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIB_LIBS)
 	ln -sf libtaintguard.so.0 $(B)/libtaintguard.so
 
 $(B)/libtgpkg.a: $(PKG_OBJ)
@@ -190,18 +192,22 @@ $(B)/taintguard.pc: taintguard.pc.in Makefile
 
 # Everything; the DKMS integration through hooks/install.sh (it also diverts
 # /usr/sbin/dkms when DESTDIR is empty, see taintguard-dkms(8)).
-install: all $(B)/taintguard.pc
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
-	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
-	if [ -f $(B)/taintguard-audit ]; then install -d $(DESTDIR)$(LIBEXECDIR)/taintguard && \
-		install -m 755 $(B)/taintguard-audit $(DESTDIR)$(LIBEXECDIR)/taintguard/; fi
+# The library alone: shared and static library, header, pkg-config file.
+install-lib: $(B)/libtaintguard.so.0 $(B)/libtaintguard.a $(B)/taintguard.pc
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(B)/libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so.0
 	ln -sf libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so
 	install -m 644 $(B)/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
 	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
 	install -m 644 $(B)/taintguard.pc $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc
+
+install: all install-lib
+	install -d $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
+	if [ -f $(B)/taintguard-audit ]; then install -d $(DESTDIR)$(LIBEXECDIR)/taintguard && \
+		install -m 755 $(B)/taintguard-audit $(DESTDIR)$(LIBEXECDIR)/taintguard/; fi
 	install -m 644 policy/default.yaml $(DESTDIR)$(DATADIR)/taintguard/default.yaml
 	# the admin's policy: created from the default once, never overwritten
 	[ -e $(DESTDIR)$(SYSCONFDIR)/taintguard/policy.yaml ] || \
@@ -241,4 +247,4 @@ dist:
 clean:
 	rm -rf build build-san build-fuzz build-tsan build-rpm416 tests/modules/out
 
-.PHONY: dist fuzz all unit check check-unit check-kernel deps clean install uninstall example
+.PHONY: dist fuzz all unit check check-unit check-kernel deps clean install install-lib uninstall example

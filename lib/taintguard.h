@@ -9,6 +9,19 @@
  * *_new and released by the matching *_free, which accept NULL.
  *
  * The library knows nothing of rpm or dkms; front ends call it.
+ *
+ * Threads: the library keeps no global state but a process-wide built-in
+ * policy (built once, thread-safely) and libelf's version setting.  Objects
+ * may be used from any thread, one thread at a time for an object that is
+ * being changed; objects that are only read (a module once opened, a kernel
+ * once loaded, a policy once loaded, a context once configured) may be
+ * shared by any number of threads.  tg_ctx_kernel() may be called from
+ * several threads at once.  tg_set_predict() and tg_parallel() start
+ * threads of their own and join them before they return.
+ *
+ * ABI: libtaintguard.so.0 exports the functions declared here, under the
+ * version node TAINTGUARD_0.1, and nothing else.  Structs whose fields are
+ * shown here are part of the ABI; the others are opaque.
  */
 #ifndef TAINTGUARD_H
 #define TAINTGUARD_H
@@ -21,6 +34,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * What libtaintguard.so exports is what this header declares: the library
+ * is built with hidden visibility, this header makes its declarations
+ * visible, and a version script (lib/libtaintguard.map) names the ABI.
+ */
+#pragma GCC visibility push(default)
 
 #define TG_VERSION_STRING "0.1.0"
 
@@ -647,6 +667,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out);
 int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose);
 /* JSON string escaping helper shared by front ends. */
 void tg_json_string(FILE *out, const char *s);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
