@@ -32,6 +32,19 @@ struct cli_opts {
 	struct tg_limits limits;
 };
 
+/* The long options cli_common_option() handles, for a command's option table. */
+#define CLI_COMMON_LONGOPTS                                                    \
+	{ "kernel", required_argument, NULL, 'k' },                            \
+	{ "symvers", required_argument, NULL, 's' },                           \
+	{ "config", required_argument, NULL, 'c' },                            \
+	{ "root", required_argument, NULL, 'r' },                              \
+	{ "policy", required_argument, NULL, 'p' },                            \
+	{ "format", required_argument, NULL, 'f' },                            \
+	{ "jobs", required_argument, NULL, 'j' },                              \
+	{ "max-module-size", required_argument, NULL, 'M' },                   \
+	{ "limit", required_argument, NULL, 'L' },                             \
+	{ "verbose", no_argument, NULL, 'v' }
+
 void cli_opts_init(struct cli_opts *o);
 /* Handles one common option; returns 1 if consumed, 0 if not ours, -1 on error. */
 int cli_common_option(struct cli_opts *o, int opt, const char *arg);

@@ -193,20 +193,11 @@ int cmd_audit(int argc, char **argv)
 {
 	enum { OPT_INSTALLED = 256, OPT_DBPATH };
 	static const struct option longopts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "symvers", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "max-module-size", required_argument, NULL, 'M' },
-		{ "limit", required_argument, NULL, 'L' },
+		CLI_COMMON_LONGOPTS,
 		{ "excludes", no_argument, NULL, 'x' },
 		{ "installed", no_argument, NULL, OPT_INSTALLED },
 		{ "dbpath", required_argument, NULL, OPT_DBPATH },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -124,16 +124,7 @@ out:
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "symvers", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "max-module-size", required_argument, NULL, 'M' },
-		{ "limit", required_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
+		CLI_COMMON_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

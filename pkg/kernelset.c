@@ -261,6 +261,13 @@ static int attach_symvers(struct tg_kernel *k, struct tg_symvers *sv, const char
 	return 0;
 }
 
+static void use_config(struct tg_kernel_opts *o, const struct pkg_kfile *cfg)
+{
+	o->config_data = cfg->data;
+	o->config_len = cfg->len;
+	o->config_label = cfg->label;
+}
+
 int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *base,
 			 const char *release, enum pkg_kernel_mode mode, struct tg_kernel **out,
 			 struct tg_error *err)
@@ -274,19 +281,14 @@ int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *
 	*out = NULL;
 	o.release = release;
 	/* the set's .config: first when it describes the target, else only when the root has none */
-	if (cfg && mode == PKG_SET_FIRST && !o.config_path) {
-		o.config_data = cfg->data;
-		o.config_len = cfg->len;
-		o.config_label = cfg->label;
-	}
+	if (cfg && mode == PKG_SET_FIRST && !o.config_path)
+		use_config(&o, cfg);
 	r = tg_kernel_load(&o, out, err);
 	if (r < 0)
 		return r;
 	if (cfg && mode == PKG_ROOT_FIRST && !(*out)->config_path && !o.config_path) {
 		tg_kernel_free(*out);
-		o.config_data = cfg->data;
-		o.config_len = cfg->len;
-		o.config_label = cfg->label;
+		use_config(&o, cfg);
 		r = tg_kernel_load(&o, out, err);
 		if (r < 0)
 			return r;
