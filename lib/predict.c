@@ -3,8 +3,9 @@
  * The kernel module loader's rules, in the kernel's own order.
  *
  * Each step mirrors a function of load_module() (kernel/module/main.c,
- * version.c, signing.c); the step numbers are those of
- * shared/research/kernel-semantics.md §0.  Taints set before a refusal stay
+ * version.c, signing.c); the rules, the kernel versions that brought them
+ * and the test cases that prove them are in docs/loader-rules.md, whose R0
+ * gives the step numbers used here.  Taints set before a refusal stay
  * in the kernel's global mask, so every taint remembers the step that set it
  * and only those before the first refusal survive a refused load.
  */
@@ -71,6 +72,7 @@ static bool feature(int tristate, bool when_unknown)
 }
 
 /* ---------------------------------------------------------- step 1: signature */
+/* docs/loader-rules.md#r2-signature */
 
 static bool key_trusted(const struct state *s)
 {
@@ -134,6 +136,7 @@ static int check_signature(struct state *s)
 }
 
 /* ------------------------------------------------------ step 2: ELF structure */
+/* docs/loader-rules.md#r3-elf-validity */
 
 /* More than one section that must be unique (6.4+ loaders). */
 static int refuse_twice(struct state *s, size_t n, const char *what)
@@ -182,6 +185,7 @@ static int check_elf(struct state *s)
 }
 
 /* ----------------------------------------------------- step 4: module_layout */
+/* docs/loader-rules.md#r4-struct-module, #r5-modversions */
 
 /* try_to_force_load(): F taint with CONFIG_MODULE_FORCE_LOAD, else -ENOEXEC. */
 static int force_load(struct state *s, int step, const char *code, const char *why)
@@ -215,6 +219,7 @@ static int check_modstruct(struct state *s)
 }
 
 /* ------------------------------------------------------ step 5: vermagic */
+/* docs/loader-rules.md#r6-vermagic, #r7-livepatch */
 
 /* version.c same_magic(): with CRCs the release part is not compared. */
 static bool same_magic(const char *a, const char *b, bool has_crcs)
@@ -253,6 +258,7 @@ static int check_vermagic(struct state *s)
 }
 
 /* --------------------------------------------------- step 7: taints */
+/* docs/loader-rules.md#r8-licence, #r9-forced-taint-list, #r10-taints */
 
 static bool looks_like_gpl(const char *lic)
 {
@@ -364,6 +370,7 @@ static int apply_taints(struct state *s)
 }
 
 /* ---------------------------------------- step 8: exports without CRCs */
+/* docs/loader-rules.md#r11-exports-without-crcs */
 
 static int check_export_crcs(struct state *s)
 {
@@ -374,6 +381,7 @@ static int check_export_crcs(struct state *s)
 }
 
 /* ---------------------------------------- step 9: module: namespaces (6.16+) */
+/* docs/loader-rules.md#r12-namespaces */
 
 static int check_import_ns_prefix(struct state *s)
 {
@@ -390,6 +398,7 @@ static int check_import_ns_prefix(struct state *s)
 }
 
 /* ---------------------------------------------- step 10: symbol resolution */
+/* docs/loader-rules.md#r13-symbol-resolution (a-e) */
 
 static bool imports_ns(const struct tg_module *m, const char *ns)
 {
@@ -562,6 +571,7 @@ static int resolve_symbols(struct state *s)
 }
 
 /* ------------------------------------------------ step 11: duplicate exports */
+/* docs/loader-rules.md#r14-duplicate-exports */
 
 static int check_duplicates(struct state *s)
 {

@@ -3,7 +3,7 @@
  * Module.symvers: the kernel's export table as modpost writes it.
  *
  * One line per export, TAB-separated.  The column layout changed over time
- * (see kernel-semantics.md §7):
+ * (docs/module-formats.md#modulesymvers):
  *
  *   crc sym module                        early 2.6, GPL-ness not recorded
  *   crc sym module type                   2.6.x - 5.3

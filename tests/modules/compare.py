@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compare `taintguard check --format json` with tests/modules/cases.tsv.
 
-cases.tsv holds what the real kernel does with each test module (verified in
-kernel-semantics.md §10 and again by tests/kernel under QEMU).  Each case is
+cases.tsv holds what the real kernel does with each test module (verified by
+tests/kernel under QEMU; the rules are in docs/loader-rules.md).  Each case is
 checked with its preloads in the same set, as modprobe would load them, plus
 the exit code the command promises for the action.
 """
