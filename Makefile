@@ -1,6 +1,7 @@
 # taintguard — top-level, non-recursive build.
 #   make                 build library, CLI, rpm plugin, DKMS hook
 #   make check           run every test (unit, modules, rpm, dkms, kernel under QEMU)
+#   make check-fast      the everyday tier: no root, no network, no VM
 #   make check SANITIZE=1   only the suites that run under ASan+UBSan (build-san/)
 #                        and ThreadSanitizer (build-tsan/); make check runs them too
 #   make install DESTDIR=... PREFIX=/usr
@@ -168,6 +169,11 @@ endif
 check-unit: all unit
 	B=$(B) tests/run-all.sh unit
 
+# Everyday tier: no root, no network, no VM; a couple of minutes (README.md, Tests).
+FAST_SUITES = unit modules fuzz-regress policy-sync library
+check-fast: all unit
+	B=$(B) tests/run-all.sh $(FAST_SUITES)
+
 check-kernel: all
 	B=$(B) tests/run-all.sh kernel
 
@@ -247,4 +253,4 @@ dist:
 clean:
 	rm -rf build build-san build-fuzz build-tsan build-rpm416 tests/modules/out
 
-.PHONY: dist fuzz all unit check check-unit check-kernel deps clean install install-lib uninstall example
+.PHONY: dist fuzz all unit check check-unit check-fast check-kernel deps clean install install-lib uninstall example
