@@ -44,7 +44,7 @@ const char *tg_record_source_name(enum tg_record_source s)
 
 /*
  * Ids become file names, paths below the dkms tree and arguments of
- * "rpm -q": printable ASCII without spaces or '/', not starting with '-'
+ * "rpm -q" (package names): printable ASCII without spaces or '/', not starting with '-'
  * (an option) or '.' (".", "..", hidden files).
  */
 static bool id_ok(const char *s, size_t len)
@@ -70,12 +70,15 @@ static size_t dkms_split(const char *pkg)
 	return (size_t)(slash - pkg);
 }
 
-/* Is (source, package, kernel) usable?  NULL, or why not. */
+/* Is (source, package, name, kernel) usable?  NULL, or why not. */
 static const char *ids_problem(enum tg_record_source source, const char *package,
-			       const char *kernel)
+			       const char *name, const char *kernel)
 {
 	if (!package || !*package)
 		return "no package";
+	/* "taintguard status" passes the name to rpm -q */
+	if (name && !id_ok(name, strlen(name)))
+		return "not a usable package name";
 	if (source == TG_RECORD_RPM)
 		return id_ok(package, strlen(package)) ? NULL : "not a usable rpm NEVRA";
 	if (source != TG_RECORD_DKMS)
@@ -90,7 +93,7 @@ static const char *ids_problem(enum tg_record_source source, const char *package
 int tg_record_path(const char *dir, const struct tg_record *rec, char **out,
 		   struct tg_error *err)
 {
-	const char *why = ids_problem(rec->source, rec->package, rec->kernel);
+	const char *why = ids_problem(rec->source, rec->package, rec->name, rec->kernel);
 
 	*out = NULL;
 	if (!why && rec->source == TG_RECORD_DKMS && !rec->kernel)
@@ -257,6 +260,7 @@ int tg_record_write(const char *dir, const struct tg_record *rec,
 		close(fd);
 		goto out;
 	}
+	errno = 0;
 	write_json(f, rec, v, n);
 	/* a full disk shows at fflush, a failing one often only at fsync */
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0) {
@@ -555,7 +559,7 @@ static int parse_root(struct reader *rd, json_object *root)
 	if ((r = get_str(rd, root, "", "action", true, &action)) < 0 ||
 	    (r = parse_action(rd, "", action, &rec->action)) < 0)
 		return r;
-	why = ids_problem(rec->source, rec->package, rec->kernel);
+	why = ids_problem(rec->source, rec->package, rec->name, rec->kernel);
 	if (why)
 		return bad(rd, "package \"%.80s\": %s", rec->package, why);
 	return parse_modules(rd, root);

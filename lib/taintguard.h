@@ -662,9 +662,10 @@ void tg_json_string(FILE *out, const char *s);
  *
  * Records are files in a directory root writes; the reader still treats them
  * as untrusted: at most TG_RECORD_MAX_SIZE bytes, never through a symbolic
- * link, every field type-checked, package ids restricted to what can be a
- * file name and a command argument (printable ASCII, no '/' other than the
- * one of MODULE/VERSION, not starting with '-' or '.').
+ * link, every field type-checked, package ids, names and kernel releases
+ * restricted to what can be a file name and a command argument (printable
+ * ASCII, no '/' other than the one of MODULE/VERSION, not starting with '-'
+ * or '.').
  */
 #define TG_RECORD_FORMAT "taintguard-mark/2"
 #define TG_RECORD_MAX_SIZE (4u << 20)

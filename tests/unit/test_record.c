@@ -256,6 +256,15 @@ static void test_dkms_round_trip(void **state)
 	assert_int_equal(tg_record_write(fx->marks, &rec, vp, 1, &err), -EINVAL);
 }
 
+static void expect_parse_fails(const char *text)
+{
+	struct tg_record *got = NULL;
+	struct tg_error err = { 0 };
+
+	assert_int_equal(parse(text, &got, &err), -EBADMSG);
+	assert_null(got);
+}
+
 /* Ids that would be a path, an option or a hidden file are refused by both sides. */
 static void test_ids(void **state)
 {
@@ -273,6 +282,13 @@ static void test_ids(void **state)
 			 "\"action\":\"mark\",\"modules\":[]}", bad_ids[i]);
 		assert_int_equal(parse(text, &got, &err), -EBADMSG);
 	}
+	/* the name goes to rpm -q as well */
+	rec.package = "p-1-1.x";
+	rec.name = "--eval=%(true)";
+	assert_int_equal(tg_record_write(fx->marks, &rec, NULL, 0, &err), -EINVAL);
+	expect_parse_fails("{\"format\":\"taintguard-mark/2\",\"source\":\"rpm\",\"package\":\"p-1-1.x\","
+			   "\"name\":\"--eval=%(true)\",\"action\":\"mark\",\"modules\":[]}");
+	rec.name = "kmod-x";
 	/* NEVRAs rpm prints: epoch colon, tilde and caret versions */
 	rec.package = "kmod-x-2:1.0~rc1^git1-1.el9.x86_64";
 	assert_int_equal(tg_record_write(fx->marks, &rec, NULL, 0, &err), 0);
