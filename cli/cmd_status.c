@@ -26,8 +26,12 @@
 #include "cli.h"
 
 #define MARKS_DIR "/var/lib/taintguard/marks"
-/* package names per rpm -q (each a separate argument: no shell, no ARG_MAX worry) */
-#define RPM_BATCH 256
+/*
+ * Package names per rpm -q (each a separate argument: no shell, no ARG_MAX
+ * worry).  rpm -q exits with the number of names not installed, which must
+ * stay below 256 to be read back.
+ */
+#define RPM_BATCH 200
 /* what rpm -q may print per batch: a few lines per installed version */
 #define RPM_OUTPUT_MAX (16u << 20)
 /* the query format marks rpm's answers; its other lines ("package X is not installed") do not start so */
@@ -204,7 +208,7 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 {
 	char **argv = calloc(n + 12, sizeof(char *));
 	char *out = NULL, *line, *next;
-	size_t len, a = 0;
+	size_t len, a = 0, missing = 0, ni0 = *ni;
 	int st;
 
 	if (!argv)
@@ -232,19 +236,31 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 		free(out);
 		return "rpm -q was killed by a signal";
 	}
-	/* rpm -q exits with the number of names not installed: only its messages tell an error */
-	for (line = out; line && *line; line = next) {
+	/*
+	 * Trusted only when every line is an answer ("package X is not installed"
+	 * or ours), a warning, and the exit status counts the names not
+	 * installed: a missing library, a broken database or a wrapper failing
+	 * otherwise must not turn every record stale.
+	 */
+	for (line = out; *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (!strncmp(line, "error:", 6)) {
-			if (asprintf(why_buf, "rpm -q failed: %.200s", line) < 0)
+		else
+			next = line + strlen(line);
+		if (!strncmp(line, "package ", 8) && strlen(line) > 25 &&
+		    !strcmp(line + strlen(line) - 17, " is not installed")) {
+			missing++;
+			continue;
+		}
+		if (!strncmp(line, "warning:", 8) || !*line)
+			continue;
+		if (strncmp(line, RPM_MARK, strlen(RPM_MARK))) {
+			if (asprintf(why_buf, "rpm -q: %.200s", line) < 0)
 				*why_buf = NULL;
 			free(out);
 			return *why_buf ? *why_buf : "rpm -q failed";
 		}
-		if (strncmp(line, RPM_MARK, strlen(RPM_MARK)))
-			continue;
 		if (*ni == *icap) {
 			char **nv = realloc(*installed, (*icap ? *icap * 2 : 64) * sizeof(char *));
 
@@ -261,6 +277,17 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 			return "out of memory";
 		}
 		(*ni)++;
+	}
+	/* every name gets a line: "not installed", or one per installed version */
+	if (missing + (*ni - ni0) < n) {
+		free(out);
+		return "rpm -q did not answer for every package";
+	}
+	if (!WIFEXITED(st) || (size_t)WEXITSTATUS(st) != missing) {
+		if (asprintf(why_buf, "rpm -q exited with status %d", WEXITSTATUS(st)) < 0)
+			*why_buf = NULL;
+		free(out);
+		return *why_buf ? *why_buf : "rpm -q failed";
 	}
 	free(out);
 	return NULL;

@@ -332,6 +332,16 @@ check "status without an rpm command: 'not checked (no rpm command)', exit $SRC 
 	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark \[not checked (no rpm command)\]\$' <<<\"\$0\" && grep -q 'no rpm command' '$W/status.err'" "$ST"
 check "status --format json without an rpm command: stale null, not_checked says why" python3 -c "
 import json,sys; d=json.loads(sys.argv[1]); assert len(d)==1 and d[0]['stale'] is None and d[0]['not_checked']=='no rpm command', d" "$STJ"
+# rpm that cannot read the database (garbage for either backend): not checked, rpm's error shown
+mkdir -p "$R/var/lib/rpm-broken"
+echo garbage >"$R/var/lib/rpm-broken/rpmdb.sqlite"
+echo garbage >"$R/var/lib/rpm-broken/Packages"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm-broken 2>&1); SRC=$?
+set -e
+check "status with an unreadable rpmdb: not checked with rpm's error, not stale (exit $SRC = 1)" \
+	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark \[not checked (rpm -q: error: ' <<<\"\$0\"" "$ST"
+rm -rf "$R/var/lib/rpm-broken"
 rpmx -e tg-prop
 check "mark: rpm -e succeeds (exit $RC)" test "$RC" = 0
 set +e
