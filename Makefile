@@ -46,7 +46,7 @@ RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
 # 4.18.0 -> 41800: the rpm plugin picks its hook ABI from it (rpm-plugin/plugin_abi.h)
 RPM_VERSION_NUM := $(shell echo '$(RPM_VERSION)' | awk -F. '{ printf "%d", $$1 * 10000 + $$2 * 100 + $$3 }')
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-# the CLI reads mark records (taintguard status) with json-c
+# json-c is in LIB_PKGS now (lib/record.c); these two are redundant, left for an easy merge
 JSONC_CFLAGS := $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
 JSONC_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null)
 
