@@ -184,7 +184,10 @@ static void put_str(FILE *f, const char *key, const char *val)
 	fputs(",\n", f);
 }
 
-/* The kernel all verdicts name, NULL when they differ or name none. */
+/*
+ * The kernel all verdicts name, NULL when they differ, name none, or name one
+ * no record may carry (a release from a hostile module's vermagic).
+ */
 static const char *common_kernel(const struct tg_verdict *const *v, size_t n)
 {
 	const char *k = NULL;
@@ -194,7 +197,7 @@ static const char *common_kernel(const struct tg_verdict *const *v, size_t n)
 			return NULL;
 		k = v[i]->kernel;
 	}
-	return k;
+	return k && id_ok(k, strlen(k)) ? k : NULL;
 }
 
 static void write_json(FILE *f, const struct tg_record *rec, const struct tg_verdict *const *v,
@@ -452,7 +455,7 @@ static int parse_modules(struct reader *rd, json_object *root)
 		kernel = k;
 	}
 	/* /1 rpm records did not name the kernel: the verdicts do, when they agree */
-	if (!rp->pub.kernel && same)
+	if (!rp->pub.kernel && same && kernel && id_ok(kernel, strlen(kernel)))
 		rp->pub.kernel = kernel;
 	return 0;
 }

@@ -698,7 +698,8 @@ struct tg_record {
 	const char *arch;
 	/*
 	 * Target kernel release; NULL when unknown.  The writer fills it in from
-	 * the verdicts when they all name the same kernel and the caller gave none.
+	 * the verdicts when they all name the same (usable) kernel and the caller
+	 * gave none.
 	 */
 	const char *kernel;
 	enum tg_action action;	/* mark, or deny for a package a warn mode let through */
