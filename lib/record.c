@@ -272,6 +272,12 @@ int tg_record_write(const char *dir, const struct tg_record *rec,
 		r = tg_fail(err, -e, "%s: %s", path, strerror(e));
 		goto out;
 	}
+	/* never leave a record behind that the reader refuses */
+	if (ftello(f) > (off_t)TG_RECORD_MAX_SIZE) {
+		r = tg_fail(err, -EFBIG, "%s: %lld bytes, more than the limit of %u for a record", path,
+			    (long long)ftello(f), TG_RECORD_MAX_SIZE);
+		goto out;
+	}
 	r = fclose(f);
 	f = NULL;
 	if (r != 0) {

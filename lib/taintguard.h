@@ -668,7 +668,8 @@ void tg_json_string(FILE *out, const char *s);
  * or '.').
  */
 #define TG_RECORD_FORMAT "taintguard-mark/2"
-#define TG_RECORD_MAX_SIZE (4u << 20)
+/* A module's verdict is about 1 KB: room for a package of some 15,000 modules. */
+#define TG_RECORD_MAX_SIZE (16u << 20)
 
 enum tg_record_source {
 	TG_RECORD_RPM = 0,	/* an rpm package; package is its NEVRA */
@@ -727,7 +728,8 @@ int tg_record_path(const char *dir, const struct tg_record *rec, char **out,
  * through a link), fsync, rename over the record; on any failure the
  * temporary file is removed and an existing record is left as it was.  A
  * symbolic link in the record's place is replaced, never followed.
- * -ENOTDIR when @dir or a parent is not a directory, else the errno of the
+ * -ENOTDIR when @dir or a parent is not a directory, -EFBIG for a record the
+ * reader would refuse (past TG_RECORD_MAX_SIZE), else the errno of the
  * failed call (-ENOSPC, -EIO ...), the message naming the file.
  */
 int tg_record_write(const char *dir, const struct tg_record *rec,

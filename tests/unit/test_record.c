@@ -551,6 +551,38 @@ static void test_write_failures(void **state)
 	/* below a file */
 	snprintf(dir, sizeof(dir), "%s/sub", file);
 	assert_int_equal(tg_record_write(dir, &rec, vp, 1, &err), -ENOTDIR);
+	/* a record the reader would refuse is not written: 17 verdicts of 1 MiB */
+	{
+		static const struct tg_verdict *many[17];
+		char *big = malloc(1u << 20), *reasons[1];
+		struct tg_verdict huge = verdicts[0];
+		char path[300];
+
+		assert_non_null(big);
+		memset(big, 'x', (1u << 20) - 1);
+		big[(1u << 20) - 1] = '\0';
+		reasons[0] = big;
+		huge.reasons = reasons;
+		huge.n_reasons = 1;
+		for (size_t i = 0; i < 17; i++)
+			many[i] = &huge;
+		snprintf(path, sizeof(path), "%s/big", fx->dir);
+		assert_int_equal(tg_record_write(path, &rec, many, 17, &err), -EFBIG);
+		assert_non_null(strstr(err.msg, "more than the limit"));
+		/* nothing left behind, not even the temporary file */
+		{
+			char **paths;
+			size_t n;
+			char cmd[400];
+
+			assert_int_equal(tg_record_list(path, &paths, &n, &err), 0);
+			assert_int_equal(n, 0);
+			tg_record_list_free(paths, n);
+			snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", path);
+			assert_int_equal(system(cmd), 0);
+		}
+		free(big);
+	}
 	/* an invalid action */
 	rec.action = (enum tg_action)7;
 	assert_int_equal(tg_record_write(fx->marks, &rec, vp, 1, &err), -EINVAL);
