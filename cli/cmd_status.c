@@ -484,7 +484,7 @@ int cmd_status(int argc, char **argv)
 	enum tg_format fmt = FMT_TEXT;
 	struct tg_error err = { 0 };
 	struct entry *e = NULL;
-	char **paths = NULL, *dir = NULL, *why = NULL;
+	char **paths = NULL, *dir = NULL, *why = NULL, *absroot = NULL;
 	size_t n = 0;
 	int opt, rc = TG_EXIT_ERROR;
 
@@ -530,7 +530,10 @@ int cmd_status(int argc, char **argv)
 			e[i].state = dkms_present(root, e[i].rec->package, e[i].rec->kernel) ? ST_INSTALLED
 											      : ST_STALE;
 	}
-	rpm_check(e, n, root, dbpath, &why);
+	/* rpm takes only an absolute --root */
+	if (*root && *root != '/' && !(absroot = realpath(root, NULL)))
+		absroot = strdup(root);
+	rpm_check(e, n, absroot ? absroot : root, dbpath, &why);
 	if (fmt == FMT_JSON)
 		print_json(e, n);
 	else if (n == 0)
@@ -547,5 +550,6 @@ out:
 	free(e);
 	free(dir);
 	free(why);
+	free(absroot);
 	return rc;
 }
