@@ -38,7 +38,7 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
-LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c
 LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
@@ -47,9 +47,6 @@ RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
 # 4.18.0 -> 41800: the rpm plugin picks its hook ABI from it (rpm-plugin/plugin_abi.h)
 RPM_VERSION_NUM := $(shell echo '$(RPM_VERSION)' | awk -F. '{ printf "%d", $$1 * 10000 + $$2 * 100 + $$3 }')
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
-# the CLI reads mark records (taintguard status) with json-c
-JSONC_CFLAGS := $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
-JSONC_LIBS := $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
@@ -68,7 +65,7 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package
+FUZZ_NAMES = module decompress symvers policy package record
 FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
@@ -99,7 +96,7 @@ $(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
 
 $(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli -Ipkg $(ALLCFLAGS) $(JSONC_CFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
 $(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
@@ -123,9 +120,10 @@ $(B)/libtgpkg.a: $(PKG_OBJ)
 	ar rcs $@ $^
 
 # Front ends link the static library: the rpm plugin must not depend on an
-# installed libtaintguard.so being found inside a chroot.
+# installed libtaintguard.so being found inside a chroot.  taintguard itself
+# needs no librpm (check on a DKMS-only host); taintguard-audit does.
 $(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
 
 $(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)

@@ -2,50 +2,60 @@
 /*
  * taintguard status: the packages and DKMS modules that were installed with
  * a mark (or installed in warn mode although denied), from the records the
- * rpm plugin and the DKMS hook keep in ROOT/var/lib/taintguard/marks/.
+ * rpm plugin and the DKMS hook keep in ROOT/var/lib/taintguard/marks/
+ * (read by the library: tg_record_*, docs/records.md).
  *
- * A record whose package is no longer installed (rpmdb) or whose DKMS module
- * is gone from dkms's tree is shown as stale: records are removed when the
- * package goes, so a stale one means something removed it behind our back
- * (rpm --noplugins -e, a manual rm).
+ * A record whose package is no longer installed or whose DKMS module is gone
+ * from dkms's tree is shown as stale: records are removed when the package
+ * goes, so a stale one means something removed it behind our back (rpm
+ * --noplugins -e, a manual rm).  Whether an rpm package is installed is asked
+ * of the rpm command, not of librpm: this command must run where librpm is
+ * not installed (a DKMS-only host) and must not depend on librpm's ABI.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
-#include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <rpm/rpmdb.h>
-#include <rpm/rpmlib.h>
-#include <rpm/rpmmacro.h>
-#include <rpm/rpmts.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 #define MARKS_DIR "/var/lib/taintguard/marks"
-/* a record is a few KB; anything much larger is not ours */
-#define RECORD_MAX_SIZE (4u << 20)
+/*
+ * Package names per rpm -q (each a separate argument: no shell, no ARG_MAX
+ * worry).  rpm -q exits with the number of names not installed, which must
+ * stay below 256 to be read back.
+ */
+#define RPM_BATCH 200
+/* what rpm -q may print per batch: a few lines per installed version */
+#define RPM_OUTPUT_MAX (16u << 20)
+/* the query format marks rpm's answers; its other lines ("package X is not installed") do not start so */
+#define RPM_MARK "taintguard-installed "
 
-struct record {
-	char *file;
-	json_object *j;
-	const char *source;	/* "rpm" or "dkms" */
-	const char *package;	/* NEVRA or module/version */
-	const char *action;
-	bool stale;
+enum state { ST_INSTALLED, ST_STALE, ST_UNCHECKED };
+
+struct entry {
+	const char *file;
+	struct tg_record *rec;		/* NULL: could not be read, see error */
+	char error[TG_ERRMAX];
+	enum state state;
+	const char *unchecked;		/* why not checked (ST_UNCHECKED) */
 };
 
 static void status_usage(FILE *out)
 {
-	fputs("Usage: taintguard status [--root DIR] [--format text|json]\n\n"
+	fputs("Usage: taintguard status [--root DIR] [--dbpath DIR] [--format text|json]\n\n"
 	      "List the installed packages (rpm) and DKMS modules that taintguard marked,\n"
 	      "or let through in warn mode although the policy denies them, from the\n"
 	      "records in ROOT" MARKS_DIR "/.  A record whose package is no\n"
-	      "longer installed (rpmdb of ROOT) or whose DKMS module is no longer in\n"
-	      "ROOT/var/lib/dkms is shown as stale.\n\n"
+	      "longer installed (asked of the rpm command: rpm --root ROOT -q) or whose\n"
+	      "DKMS module is no longer in ROOT/var/lib/dkms is shown as stale; without\n"
+	      "an rpm command, rpm records are shown as not checked.\n\n"
 	      "Options:\n"
 	      "  -r, --root DIR     the system below DIR instead of /\n"
 	      "      --dbpath DIR   rpm database inside the root (default: rpm's %_dbpath)\n"
@@ -53,29 +63,301 @@ static void status_usage(FILE *out)
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
 	      "Exit codes: 0 nothing marked, 1 marked packages present (or only stale\n"
-	      "records), 2 a denied package is installed (warn mode), 3 error.\n", out);
+	      "records), 2 a denied package is installed (warn mode; also when it could\n"
+	      "not be checked), 3 error (also a record that cannot be read: the others\n"
+	      "are still listed).\n", out);
 }
 
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
+/* ------------------------------------------------------------ the rpm command */
 
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : NULL;
+/* First "rpm" on $PATH that we may execute, malloc'ed; NULL when there is none. */
+static char *find_rpm(void)
+{
+	const char *path = getenv("PATH");
+	const char *p;
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	for (p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		struct stat st;
+		char *cand;
+
+		/* an empty entry is the current directory, as for execvp() */
+		if (asprintf(&cand, "%.*s/rpm", (int)(len ? len : 1), len ? p : ".") < 0)
+			return NULL;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		if (!end)
+			return NULL;
+		p = end;
+	}
 }
 
-static bool rpm_installed(const char *root, const char *nevra)
+/*
+ * Run @argv (argv[0] a path) with stdin from /dev/null and stdout and stderr
+ * captured together into *@out (at most RPM_OUTPUT_MAX bytes,
+ * NUL-terminated).  The environment is ours cleaned down to PATH and HOME
+ * (rpm's macros may use them: Debian's %_dbpath is under $HOME) and LC_ALL=C
+ * (messages we can read): no RPM_*, LD_* or other variables reach it.
+ * Returns the wait status, or -errno.
+ */
+static int run_capture(char *const argv[], char **out, size_t *len)
 {
-	rpmts ts = rpmtsCreate();
-	rpmdbMatchIterator mi;
-	bool found;
+	const char *path = getenv("PATH"), *home = getenv("HOME");
+	char *env[4], *penv = NULL, *henv = NULL;
+	size_t n = 0, cap = 0, ne = 0;
+	char *buf = NULL;
+	int fds[2], status = 0, r = 0;
+	pid_t pid;
 
-	rpmtsSetRootDir(ts, root && *root ? root : "/");
-	mi = rpmtsInitIterator(ts, RPMDBI_LABEL, nevra, 0);
-	found = mi && rpmdbNextIterator(mi) != NULL;
-	rpmdbFreeIterator(mi);
-	rpmtsFree(ts);
-	return found;
+	*out = NULL;
+	*len = 0;
+	if (asprintf(&penv, "PATH=%s", path && *path ? path : "/usr/sbin:/usr/bin:/sbin:/bin") < 0)
+		return -ENOMEM;
+	env[ne++] = penv;
+	if (home && asprintf(&henv, "HOME=%s", home) >= 0)
+		env[ne++] = henv;
+	env[ne++] = "LC_ALL=C";
+	env[ne] = NULL;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		goto out;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		execve(argv[0], argv, env);
+		dprintf(1, "error: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t got;
+
+		if (n + 4096 + 1 > cap) {
+			char *nb;
+
+			if (cap >= RPM_OUTPUT_MAX) {
+				r = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				r = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		got = read(fds[0], buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got < 0)
+				r = -errno;
+			break;
+		}
+		n += (size_t)got;
+	}
+	close(fds[0]);	/* a child still writing gets SIGPIPE */
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			r = r ? r : -errno;
+			break;
+		}
+	if (r == 0) {
+		buf[n] = '\0';
+		*out = buf;
+		*len = n;
+		buf = NULL;
+		r = status;
+	}
+out:
+	free(buf);
+	free(penv);
+	free(henv);
+	return r;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * One "rpm -q" over @names: every installed NEVRA of those names joins
+ * @installed.  NULL, or why the answer cannot be trusted (static or
+ * malloc'ed into *@why_buf).
+ */
+static const char *rpm_query(const char *rpm, const char *root, const char *dbpath,
+			     char **names, size_t n, char ***installed, size_t *ni, size_t *icap,
+			     char **why_buf)
+{
+	char **argv = calloc(n + 12, sizeof(char *));
+	char *out = NULL, *line, *next;
+	size_t len, a = 0, missing = 0, ni0 = *ni;
+	int st;
+
+	if (!argv)
+		return "out of memory";
+	argv[a++] = (char *)rpm;
+	argv[a++] = "--root";
+	argv[a++] = (char *)(*root ? root : "/");
+	if (dbpath) {
+		argv[a++] = "--dbpath";
+		argv[a++] = (char *)dbpath;
+	}
+	argv[a++] = "-q";
+	argv[a++] = "--qf";
+	argv[a++] = RPM_MARK "%{NEVRA}\\n";
+	argv[a++] = "--";	/* names never become options */
+	for (size_t i = 0; i < n; i++)
+		argv[a++] = names[i];
+	st = run_capture(argv, &out, &len);
+	free(argv);
+	if (st < 0) {
+		free(out);
+		return st == -EFBIG ? "rpm -q printed too much" : "rpm -q could not be run";
+	}
+	if (WIFSIGNALED(st)) {
+		free(out);
+		return "rpm -q was killed by a signal";
+	}
+	/*
+	 * Trusted only when every line is an answer ("package X is not installed"
+	 * or ours), a warning, and the exit status counts the names not
+	 * installed: a missing library, a broken database or a wrapper failing
+	 * otherwise must not turn every record stale.
+	 */
+	for (line = out; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (!strncmp(line, "package ", 8) && strlen(line) > 25 &&
+		    !strcmp(line + strlen(line) - 17, " is not installed")) {
+			missing++;
+			continue;
+		}
+		if (!strncmp(line, "warning:", 8) || !*line)
+			continue;
+		if (strncmp(line, RPM_MARK, strlen(RPM_MARK))) {
+			if (asprintf(why_buf, "rpm -q: %.200s", line) < 0)
+				*why_buf = NULL;
+			free(out);
+			return *why_buf ? *why_buf : "rpm -q failed";
+		}
+		if (*ni == *icap) {
+			char **nv = realloc(*installed, (*icap ? *icap * 2 : 64) * sizeof(char *));
+
+			if (!nv) {
+				free(out);
+				return "out of memory";
+			}
+			*installed = nv;
+			*icap = *icap ? *icap * 2 : 64;
+		}
+		(*installed)[*ni] = strdup(line + strlen(RPM_MARK));
+		if (!(*installed)[*ni]) {
+			free(out);
+			return "out of memory";
+		}
+		(*ni)++;
+	}
+	/* every name gets a line: "not installed", or one per installed version */
+	if (missing + (*ni - ni0) < n) {
+		free(out);
+		return "rpm -q did not answer for every package";
+	}
+	if (!WIFEXITED(st) || (size_t)WEXITSTATUS(st) != missing) {
+		if (asprintf(why_buf, "rpm -q exited with status %d", WEXITSTATUS(st)) < 0)
+			*why_buf = NULL;
+		free(out);
+		return *why_buf ? *why_buf : "rpm -q failed";
+	}
+	free(out);
+	return NULL;
+}
+
+/*
+ * Installed or stale, for every rpm record: the names of the packages are
+ * asked of rpm in batches and a record is installed when its NEVRA is among
+ * the installed versions (a package with an epoch matches as rpm prints it).
+ * A reason why not (for the entries) may be left in *@why_buf for the caller
+ * to free.
+ */
+static void rpm_check(struct entry *e, size_t n, const char *root, const char *dbpath,
+		      char **why_buf)
+{
+	char *rpm = NULL, **names = NULL, **installed = NULL;
+	size_t nn = 0, ni = 0, icap = 0;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (e[i].rec && e[i].rec->source == TG_RECORD_RPM)
+			nn++;
+	if (nn == 0)
+		return;
+	rpm = find_rpm();
+	names = calloc(nn, sizeof(char *));
+	if (!rpm)
+		why = "no rpm command";
+	else if (!names)
+		why = "out of memory";
+	nn = 0;
+	for (size_t i = 0; !why && i < n; i++)
+		if (e[i].rec && e[i].rec->source == TG_RECORD_RPM)
+			names[nn++] = (char *)(e[i].rec->name ? e[i].rec->name : e[i].rec->package);
+	if (!why && nn) {
+		size_t u = 1;
+
+		qsort(names, nn, sizeof(char *), str_cmp);
+		for (size_t i = 1; i < nn; i++)
+			if (strcmp(names[i], names[u - 1]))
+				names[u++] = names[i];
+		nn = u;
+	}
+	for (size_t i = 0; !why && i < nn; i += RPM_BATCH)
+		why = rpm_query(rpm, root, dbpath, names + i, nn - i < RPM_BATCH ? nn - i : RPM_BATCH,
+				&installed, &ni, &icap, why_buf);
+	if (!why && ni)
+		qsort(installed, ni, sizeof(char *), str_cmp);
+	if (why)
+		cli_error("cannot tell which rpm packages are installed: %s; their records are shown as not checked",
+			  why);
+	for (size_t i = 0; i < n; i++) {
+		const char *key;
+
+		if (!e[i].rec || e[i].rec->source != TG_RECORD_RPM)
+			continue;
+		if (why) {
+			e[i].state = ST_UNCHECKED;
+			e[i].unchecked = why;
+			continue;
+		}
+		key = e[i].rec->package;
+		e[i].state = ni && bsearch(&key, installed, ni, sizeof(char *), str_cmp) ? ST_INSTALLED
+										     : ST_STALE;
+	}
+	for (size_t i = 0; i < ni; i++)
+		free(installed[i]);
+	free(installed);
+	free(names);
+	free(rpm);
 }
 
 /* dkms keeps ROOT/var/lib/dkms/MODULE/VERSION/KVER while a build exists. */
@@ -90,133 +372,99 @@ static bool dkms_present(const char *root, const char *package, const char *kern
 	return stat(path, &st) == 0;
 }
 
-static int record_load(const char *root, const char *dir, const char *name, struct record *rec)
-{
-	struct stat st;
+/* ------------------------------------------------------------ output */
 
-	memset(rec, 0, sizeof(*rec));
-	if (asprintf(&rec->file, "%s/%s", dir, name) < 0)
-		return -ENOMEM;
-	if (stat(rec->file, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_SIZE) {
-		cli_error("%s: not a readable record", rec->file);
-		return -EINVAL;
+static const char *state_text(const struct entry *e)
+{
+	static char buf[TG_ERRMAX + 32];
+
+	switch (e->state) {
+	case ST_STALE:
+		return " [stale: no longer installed]";
+	case ST_UNCHECKED:
+		snprintf(buf, sizeof(buf), " [not checked (%s)]", e->unchecked);
+		return buf;
+	case ST_INSTALLED:
+		break;
 	}
-	rec->j = json_object_from_file(rec->file);
-	if (!rec->j || !json_object_is_type(rec->j, json_type_object)) {
-		cli_error("%s: not a taintguard record (%s)", rec->file, json_util_get_last_err());
-		return -EINVAL;
-	}
-	rec->source = jstr(rec->j, "source");
-	rec->action = jstr(rec->j, "action");
-	if (rec->source && !strcmp(rec->source, "dkms")) {
-		rec->package = jstr(rec->j, "package");
-		rec->stale = !rec->package ||
-			     !dkms_present(root, rec->package, jstr(rec->j, "kernel"));
-	} else {
-		rec->source = "rpm";
-		rec->package = jstr(rec->j, "nevra");
-		rec->stale = !rec->package || !rpm_installed(root, rec->package);
-	}
-	if (!rec->package || !rec->action) {
-		cli_error("%s: record without package or action", rec->file);
-		return -EINVAL;
-	}
-	return 0;
+	return "";
 }
 
-static void record_free(struct record *rec)
+static void print_text(const struct entry *e)
 {
-	free(rec->file);
-	json_object_put(rec->j);
-}
+	const struct tg_record *rec = e->rec;
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	printf("%s (%s): %s%s\n", rec->package, tg_record_source_name(rec->source),
+	       tg_action_name(rec->action), state_text(e));
+	if (rec->kernel)
+		printf("  kernel %s\n", rec->kernel);
+	for (size_t i = 0; i < rec->n_modules; i++) {
+		const struct tg_record_module *m = &rec->modules[i];
 
-/* Record file names, sorted (deterministic output); *n = 0 if the directory is absent. */
-static int list_records(const char *dir, char ***names, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t cap = 0;
-
-	*names = NULL;
-	*n = 0;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char **nv;
-
-		if (len < 6 || strcmp(e->d_name + len - 5, ".json") || e->d_name[0] == '.')
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(*names, cap * sizeof(char *));
-			if (!nv)
-				break;
-			*names = nv;
-		}
-		(*names)[(*n)++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(*names, *n, sizeof(char *), name_cmp);
-	return 0;
-}
-
-static void print_text(const struct record *rec)
-{
-	json_object *mods;
-
-	printf("%s (%s): %s%s\n", rec->package, rec->source, rec->action,
-	       rec->stale ? " [stale: no longer installed]" : "");
-	if (jstr(rec->j, "kernel"))
-		printf("  kernel %s\n", jstr(rec->j, "kernel"));
-	if (!json_object_object_get_ex(rec->j, "modules", &mods) ||
-	    !json_object_is_type(mods, json_type_array))
-		return;
-	for (size_t i = 0; i < json_object_array_length(mods); i++) {
-		json_object *m = json_object_array_get_idx(mods, i), *reasons;
-		const char *taint = jstr(m, "taint");
-
-		printf("  %s: module %s, taint %s", jstr(m, "path") ?: "?", jstr(m, "module") ?: "?",
-		       taint && *taint ? taint : "none");
-		if (json_object_object_get_ex(m, "reasons", &reasons) &&
-		    json_object_array_length(reasons) > 0)
-			printf(": %s", json_object_get_string(json_object_array_get_idx(reasons, 0)));
+		printf("  %s: module %s, taint %s", m->path ? m->path : "?", m->module ? m->module : "?",
+		       *m->taint ? m->taint : "none");
+		if (m->n_reasons > 0)
+			printf(": %s", m->reasons[0]);
 		putchar('\n');
 	}
 }
 
-static void print_json(const struct record *recs, size_t n)
+static void json_field(const char *key, const char *val, bool last)
 {
-	json_object *arr = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_new_object(), *mods;
-
-		json_object_object_add(o, "source", json_object_new_string(recs[i].source));
-		json_object_object_add(o, "package", json_object_new_string(recs[i].package));
-		json_object_object_add(o, "action", json_object_new_string(recs[i].action));
-		json_object_object_add(o, "stale", json_object_new_boolean(recs[i].stale));
-		json_object_object_add(o, "record", json_object_new_string(recs[i].file));
-		if (json_object_object_get_ex(recs[i].j, "modules", &mods))
-			json_object_object_add(o, "modules", json_object_get(mods));
-		json_object_array_add(arr, o);
-	}
-	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(arr);
+	printf("    \"%s\": ", key);
+	tg_json_string(stdout, val);
+	fputs(last ? "\n" : ",\n", stdout);
 }
 
-static int exit_code(const struct record *recs, size_t n)
+static void print_json_entry(const struct entry *e)
+{
+	const struct tg_record *rec = e->rec;
+
+	fputs("  {\n", stdout);
+	json_field("source", rec ? tg_record_source_name(rec->source) : NULL, false);
+	json_field("package", rec ? rec->package : NULL, false);
+	json_field("action", rec ? tg_action_name(rec->action) : NULL, false);
+	printf("    \"stale\": %s,\n", !rec || e->state == ST_UNCHECKED ? "null"
+				   : e->state == ST_STALE ? "true" : "false");
+	json_field("not_checked", rec && e->state == ST_UNCHECKED ? e->unchecked : NULL, false);
+	json_field("record", e->file, false);
+	json_field("error", rec ? NULL : e->error, false);
+	json_field("format", rec ? rec->format : NULL, false);
+	json_field("kernel", rec ? rec->kernel : NULL, false);
+	json_field("mode", rec ? rec->mode : NULL, false);
+	fputs("    \"modules\": [", stdout);
+	for (size_t i = 0; rec && i < rec->n_modules; i++)
+		printf("%s\n      %s", i ? "," : "", rec->modules[i].json);
+	fputs(rec && rec->n_modules ? "\n    ]\n  }" : "]\n  }", stdout);
+}
+
+static void print_json(const struct entry *e, size_t n)
+{
+	fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", stdout);
+		print_json_entry(&e[i]);
+	}
+	fputs(n ? "\n]\n" : "]\n", stdout);
+}
+
+/*
+ * 2 when a denied package is installed (or may be: not checked), else 1 for
+ * any record, 0 for none; 3 when a record could not be read.
+ */
+static int exit_code(const struct entry *e, size_t n)
 {
 	int rc = TG_EXIT_ALLOW;
 
 	for (size_t i = 0; i < n; i++) {
-		int c = !recs[i].stale && !strcmp(recs[i].action, "deny") ? TG_EXIT_DENY : TG_EXIT_MARK;
+		int c;
 
+		if (!e[i].rec)
+			c = TG_EXIT_ERROR;
+		else if (e[i].state != ST_STALE && e[i].rec->action == TG_ACTION_DENY)
+			c = TG_EXIT_DENY;
+		else
+			c = TG_EXIT_MARK;
 		rc = c > rc ? c : rc;
 	}
 	return rc;
@@ -234,10 +482,11 @@ int cmd_status(int argc, char **argv)
 	};
 	const char *root = "", *dbpath = NULL;
 	enum tg_format fmt = FMT_TEXT;
-	struct record *recs = NULL;
-	char **names = NULL, *dir = NULL;
-	size_t n = 0, nrec = 0;
-	int opt, rc = TG_EXIT_ERROR, r;
+	struct tg_error err = { 0 };
+	struct entry *e = NULL;
+	char **paths = NULL, *dir = NULL, *why = NULL, *absroot = NULL;
+	size_t n = 0;
+	int opt, rc = TG_EXIT_ERROR;
 
 	while ((opt = getopt_long(argc, argv, "r:f:hV", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -262,42 +511,45 @@ int cmd_status(int argc, char **argv)
 		root = "";
 	if (asprintf(&dir, "%s" MARKS_DIR, root) < 0)
 		return TG_EXIT_ERROR;
-	r = list_records(dir, &names, &n);
-	if (r < 0) {
-		cli_error("%s: %s", dir, strerror(-r));
+	if (tg_record_list(dir, &paths, &n, &err) < 0) {
+		cli_error("%s", err.msg);
 		goto out;
 	}
-	if (rpmReadConfigFiles(NULL, NULL) != 0) {
-		cli_error("cannot read the rpm configuration");
+	e = calloc(n ? n : 1, sizeof(*e));
+	if (!e)
 		goto out;
-	}
-	if (dbpath)
-		rpmPushMacro(NULL, "_dbpath", NULL, dbpath, RMIL_CMDLINE);
-	recs = calloc(n ? n : 1, sizeof(*recs));
-	if (!recs)
-		goto out;
+	/* a record that cannot be read is reported, and the others still listed */
 	for (size_t i = 0; i < n; i++) {
-		if (record_load(root, dir, names[i], &recs[nrec]) < 0) {
-			record_free(&recs[nrec]);
-			goto out;
+		e[i].file = paths[i];
+		if (tg_record_read(paths[i], &e[i].rec, &err) < 0) {
+			snprintf(e[i].error, sizeof(e[i].error), "%s", err.msg);
+			cli_error("%s", err.msg);
+			continue;
 		}
-		nrec++;
+		if (e[i].rec->source == TG_RECORD_DKMS)
+			e[i].state = dkms_present(root, e[i].rec->package, e[i].rec->kernel) ? ST_INSTALLED
+											      : ST_STALE;
 	}
+	/* rpm takes only an absolute --root */
+	if (*root && *root != '/' && !(absroot = realpath(root, NULL)))
+		absroot = strdup(root);
+	rpm_check(e, n, absroot ? absroot : root, dbpath, &why);
 	if (fmt == FMT_JSON)
-		print_json(recs, nrec);
-	else if (nrec == 0)
+		print_json(e, n);
+	else if (n == 0)
 		printf("no marked packages (%s)\n", dir);
 	else
-		for (size_t i = 0; i < nrec; i++)
-			print_text(&recs[i]);
-	rc = exit_code(recs, nrec);
+		for (size_t i = 0; i < n; i++)
+			if (e[i].rec)
+				print_text(&e[i]);
+	rc = exit_code(e, n);
 out:
-	for (size_t i = 0; i < nrec; i++)
-		record_free(&recs[i]);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(recs);
+	for (size_t i = 0; e && i < n; i++)
+		tg_record_free(e[i].rec);
+	tg_record_list_free(paths, n);
+	free(e);
 	free(dir);
+	free(why);
+	free(absroot);
 	return rc;
 }

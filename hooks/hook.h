@@ -9,7 +9,7 @@
  *   files.c            string vectors, module files in a directory
  *   dkms_check.c       judging a set of module files, dkms-style messages
  *   modprobe_rule.c    /etc/modprobe.d/taintguard-NAME.conf
- *   mark_record.c      /var/lib/taintguard/marks/dkms-*.json
+ *   mark_record.c      /var/lib/taintguard/marks/dkms-*.json (lib's tg_record_*)
  *   run.c              running other programs
  *   mode_sign.c        sign-file: the framework.conf.d sign_file callback
  *   mode_preinstall.c  pre-install: the PRE_INSTALL veto
@@ -171,14 +171,14 @@ int rule_sync(struct settings *s, bool verbose);
 /* ------------------------------------------------------------ records */
 
 /*
- * /var/lib/taintguard/marks/dkms-<module>-<version>-<kver>.json:
- * {"source":"dkms","package":"M/V","kernel":K,"arch":A,"action":...,
- *  "recorded":TIME,"modules":[tg_verdict_write_json objects]}
- * with the modules whose action is not allow.
+ * /var/lib/taintguard/marks/dkms-<module>-<version>-<kver>.json, written by
+ * the library (tg_record_write, docs/records.md) with the verdicts of @v
+ * whose action is not allow, the settings' mode and @j's policy; removed
+ * instead when all are allowed.
  */
-int record_write(const struct settings *s, const char *module, const char *version,
-		 const char *kernel, const char *arch, const struct tg_verdict *const *v,
-		 size_t n);
+int record_write(const struct settings *s, const struct judgement *j, const char *module,
+		 const char *version, const char *kernel, const char *arch,
+		 const struct tg_verdict *const *v, size_t n);
 int record_remove(const struct settings *s, const char *module, const char *version,
 		  const char *kernel);
 /* Drop records whose module/version is no longer installed for their kernel. */

@@ -3,198 +3,126 @@
  * Records of marked DKMS modules, next to the rpm plugin's:
  * /var/lib/taintguard/marks/dkms-<module>-<version>-<kver>.json, listed by
  * "taintguard status".  A record exists while the DKMS module/version is
- * installed for that kernel; "taintguard-dkms sync" drops the others.
+ * installed for that kernel; "taintguard-dkms sync" drops the others.  The
+ * files are the library's (tg_record_*, format in docs/records.md).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "hook.h"
 
-static int record_path(const struct settings *s, const char *module, const char *version,
-		       const char *kernel, char *buf, size_t len)
+static void record_of(struct tg_record *rec, char *pkg, size_t len, const char *module,
+		      const char *version, const char *kernel)
 {
+	bfmt(pkg, len, "%s/%s", module, version);
+	memset(rec, 0, sizeof(*rec));
+	rec->source = TG_RECORD_DKMS;
+	rec->package = pkg;
+	rec->name = module;
+	rec->version = version;
+	rec->kernel = kernel;
+}
+
+int record_write(const struct settings *s, const struct judgement *j, const char *module,
+		 const char *version, const char *kernel, const char *arch,
+		 const struct tg_verdict *const *v, size_t n)
+{
+	const struct tg_verdict **shown;
+	struct tg_error err = { 0 };
+	struct tg_record rec;
+	char pkg[512];
+	size_t ns = 0;
+	int r;
+
 	if (!safe_name(module) || !safe_name(version) || !safe_name(kernel))
 		return -EINVAL;
-	if (bfmt(buf, len, "%s/dkms-%s-%s-%s.json", s->marks_dir, module, version, kernel) < 0)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-
-	if (bfmt(tmp, sizeof(tmp), "%s", dir) < 0)
-		return -ENAMETOOLONG;
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
-int record_write(const struct settings *s, const char *module, const char *version,
-		 const char *kernel, const char *arch, const struct tg_verdict *const *v,
-		 size_t n)
-{
-	char path[PATH_MAX], tmp[PATH_MAX], pkg[512], when[32];
-	enum tg_action worst = TG_ACTION_ALLOW;
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t shown = 0;
-	FILE *f;
-	int fd, r;
-
-	r = record_path(s, module, version, kernel, path, sizeof(path));
-	if (r < 0)
-		return r;
+	record_of(&rec, pkg, sizeof(pkg), module, version, kernel);
+	rec.arch = arch && *arch ? arch : NULL;
+	rec.mode = s->mode == HOOK_WARN ? "warn" : "enforce";
+	rec.policy = j->policy_error[0] ? "<built-in policy>" : tg_policy_source(j->policy);
+	rec.action = TG_ACTION_ALLOW;
 	for (size_t i = 0; i < n; i++)
-		if (v[i]->action > worst)
-			worst = v[i]->action;
-	if (worst == TG_ACTION_ALLOW)
+		if (v[i]->action > rec.action)
+			rec.action = v[i]->action;
+	if (rec.action == TG_ACTION_ALLOW)
 		return record_remove(s, module, version, kernel);
-	r = mkdir_p(s->marks_dir);
-	if (r < 0) {
-		msg("cannot create %s: %s", s->marks_dir, strerror(-r));
-		return r;
-	}
-	if (bfmt(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) < 0)
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		msg("cannot write %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
+	/* the modules the record is about: those not allowed */
+	shown = calloc(n, sizeof(*shown));
+	if (!shown)
 		return -ENOMEM;
-	}
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	bfmt(pkg, sizeof(pkg), "%s/%s", module, version);
-	fputs("{\"format\":\"taintguard-mark/1\",\"source\":\"dkms\",\"package\":", f);
-	tg_json_string(f, pkg);
-	fputs(",\"kernel\":", f);
-	tg_json_string(f, kernel);
-	fputs(",\"arch\":", f);
-	tg_json_string(f, arch ? arch : "");
-	fputs(",\"action\":", f);
-	tg_json_string(f, tg_action_name(worst));
-	fputs(",\"recorded\":", f);
-	tg_json_string(f, when);
-	fputs(",\"modules\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		if (v[i]->action == TG_ACTION_ALLOW)
-			continue;
-		fputs(shown++ ? ",\n " : "\n ", f);
-		tg_verdict_write_json(v[i], f);
-	}
-	fputs("\n]}\n", f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) {
-		unlink(tmp);
-		msg("cannot write %s", path);
-		return -EIO;
-	}
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		unlink(tmp);
-		msg("cannot write %s: %s", path, strerror(-r));
-		return r;
-	}
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->action != TG_ACTION_ALLOW)
+			shown[ns++] = v[i];
+	r = tg_record_write(s->marks_dir, &rec, shown, ns, &err);
+	if (r < 0)
+		msg("cannot write the mark record: %s", err.msg);
+	free(shown);
+	return r;
 }
 
 int record_remove(const struct settings *s, const char *module, const char *version,
 		  const char *kernel)
 {
-	char path[PATH_MAX];
-	int r = record_path(s, module, version, kernel, path, sizeof(path));
+	struct tg_error err = { 0 };
+	struct tg_record rec;
+	char pkg[512], *path;
+	int r;
 
+	if (!safe_name(module) || !safe_name(version) || !safe_name(kernel))
+		return -EINVAL;
+	record_of(&rec, pkg, sizeof(pkg), module, version, kernel);
+	r = tg_record_path(s->marks_dir, &rec, &path, &err);
 	if (r < 0)
 		return r;
-	return unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+	r = tg_record_remove(path, &err);
+	free(path);
+	return r == -ENOENT ? 0 : r;
 }
 
-/* Value of top-level string field "key" in a record we wrote. */
-static int field(const char *json, const char *key, char *buf, size_t len)
+/* Should this record go?  Only a DKMS record whose build is gone from the tree. */
+static bool record_gone(const char *tree, const struct tg_record *rec)
 {
-	char pat[64];
-	const char *p;
-	size_t o = 0;
+	const char *m = rec->name, *v = rec->version, *k = rec->kernel, *a = rec->arch;
 
-	bfmt(pat, sizeof(pat), "\"%s\":\"", key);
-	p = strstr(json, pat);
-	if (!p)
-		return -ENOENT;
-	for (p += strlen(pat); *p && *p != '"'; p++) {
-		if (*p == '\\')
-			return -EINVAL;	/* our names never need escapes */
-		if (o + 1 >= len)
-			return -ENAMETOOLONG;
-		buf[o++] = *p;
-	}
-	buf[o] = '\0';
-	return *p == '"' ? 0 : -EINVAL;
+	if (rec->source != TG_RECORD_DKMS || !m || !v || !k || !a)
+		return false;
+	if (!safe_name(m) || !safe_name(v) || !safe_name(k) || !safe_name(a))
+		return false;
+	return !dkms_is_installed(tree, m, v, k, a);
 }
 
 int record_sync(struct settings *s, bool verbose)
 {
 	const char *tree = settings_dkms_tree(s);
-	DIR *d = opendir(s->marks_dir);
-	struct dirent *e;
+	struct tg_error err = { 0 };
+	char **paths;
+	size_t n;
 	int removed = 0;
 
-	if (!d)
+	if (tg_record_list(s->marks_dir, &paths, &n, &err) < 0) {
+		if (verbose)
+			msg("cannot list the mark records: %s", err.msg);
 		return 0;
-	while ((e = readdir(d))) {
-		char path[PATH_MAX], head[2048], pkg[256], k[128], a[128], *slash;
-		size_t len = strlen(e->d_name);
-		ssize_t got;
-		int fd;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tg_record *rec = NULL;
 
-		if (strncmp(e->d_name, "dkms-", 5) || len < 10 || strcmp(e->d_name + len - 5, ".json"))
+		if (tg_record_read(paths[i], &rec, &err) < 0) {
+			/* not ours to judge: "taintguard status" reports it */
+			if (verbose)
+				msg("%s; left alone", err.msg);
 			continue;
-		if (bfmt(path, sizeof(path), "%s/%s", s->marks_dir, e->d_name) < 0)
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		got = read(fd, head, sizeof(head) - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		head[got] = '\0';
-		if (!strstr(head, "\"source\":\"dkms\"") || field(head, "package", pkg, sizeof(pkg)) ||
-		    field(head, "kernel", k, sizeof(k)) || field(head, "arch", a, sizeof(a)))
-			continue;
-		slash = strchr(pkg, '/');
-		if (!slash)
-			continue;
-		*slash = '\0';
-		if (!safe_name(pkg) || !safe_name(slash + 1) || !safe_name(k) || !safe_name(a))
-			continue;
-		if (dkms_is_installed(tree, pkg, slash + 1, k, a))
-			continue;
-		if (unlink(path) == 0) {
+		}
+		if (record_gone(tree, rec) && tg_record_remove(paths[i], &err) == 0) {
 			removed++;
 			if (verbose)
-				msg("removed %s: %s/%s is no longer installed for %s", path, pkg,
-				    slash + 1, k);
+				msg("removed %s: %s is no longer installed for %s", paths[i], rec->package,
+				    rec->kernel);
 		}
+		tg_record_free(rec);
 	}
-	closedir(d);
+	tg_record_list_free(paths, n);
 	return removed;
 }

@@ -245,7 +245,7 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 				if (name)
 					rule_drop(s, name, pkg, k, o.a);
 			}
-			record_write(s, o.m, o.v, k, o.a, vp, nv);
+			record_write(s, &j, o.m, o.v, k, o.a, vp, nv);
 			free(vp);
 			continue;
 		}

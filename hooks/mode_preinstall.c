@@ -194,7 +194,7 @@ int mode_preinstall(int argc, char **argv)
 		for (size_t i = 0; vp && i < j.n; i++)
 			vp[i] = &j.v[i];
 		if (vp)
-			record_write(&s, c.module, c.module_version, c.kernelver, c.arch, vp, j.n);
+			record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp, j.n);
 		free(vp);
 	} else {
 		record_remove(&s, c.module, c.module_version, c.kernelver);

@@ -253,7 +253,7 @@ int mode_sign(int argc, char **argv)
 			for (size_t i = 0; vp && i < j.n; i++)
 				vp[i] = &j.v[i];
 			if (vp)
-				record_write(&s, m, v, k, arch, vp, j.n);
+				record_write(&s, &j, m, v, k, arch, vp, j.n);
 			free(vp);
 		}
 		goto out;

@@ -668,6 +668,119 @@ int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose);
 /* JSON string escaping helper shared by front ends. */
 void tg_json_string(FILE *out, const char *s);
 
+/* ---------------------------------------------------------- mark records */
+
+/*
+ * A mark record says that a package (rpm) or a DKMS module version built for
+ * one kernel (dkms) was installed although the policy marked it, or denied it
+ * and a warn mode let it through.  One JSON file per record in a directory
+ * (the front ends use ROOT/var/lib/taintguard/marks); "taintguard status"
+ * lists them.  The format is described in docs/records.md.  These functions
+ * are the only writer and reader of it: the writer writes TG_RECORD_FORMAT,
+ * the reader also reads both variants of "taintguard-mark/1" (the rpm
+ * plugin's and the DKMS hook's) still found on disks.
+ *
+ * Records are files in a directory root writes; the reader still treats them
+ * as untrusted: at most TG_RECORD_MAX_SIZE bytes, never through a symbolic
+ * link, every field type-checked, package ids, names and kernel releases
+ * restricted to what can be a file name and a command argument (printable
+ * ASCII, no '/' other than the one of MODULE/VERSION, not starting with '-'
+ * or '.').
+ */
+#define TG_RECORD_FORMAT "taintguard-mark/2"
+/* A module's verdict is about 1 KB: room for a package of some 15,000 modules. */
+#define TG_RECORD_MAX_SIZE (16u << 20)
+
+enum tg_record_source {
+	TG_RECORD_RPM = 0,	/* an rpm package; package is its NEVRA */
+	TG_RECORD_DKMS,		/* a DKMS build; package is MODULE/VERSION, kernel required */
+};
+const char *tg_record_source_name(enum tg_record_source s);	/* "rpm", "dkms" */
+
+/* What the reader gives of each module's verdict (what "taintguard status" shows). */
+struct tg_record_module {
+	const char *path;	/* the module file; NULL when the record has none */
+	const char *module;	/* the kernel's name for it; NULL when it was unreadable */
+	enum tg_action action;
+	const char *rule;	/* the policy rule that decided; NULL when none */
+	const char *taint;	/* letters the load adds ("POE"), "" when none */
+	const char *const *reasons;	/* most important first */
+	size_t n_reasons;
+	const char *json;	/* the whole verdict object as stored, compact JSON */
+};
+
+struct tg_record {
+	enum tg_record_source source;
+	const char *package;	/* NEVRA ("name-[epoch:]version-release.arch") or MODULE/VERSION */
+	const char *name;	/* rpm name or DKMS module; NULL when unknown */
+	const char *epoch;	/* NULL when the package has none */
+	const char *version;
+	const char *release;	/* NULL for dkms */
+	const char *arch;
+	/*
+	 * Target kernel release; NULL when unknown.  The writer fills it in from
+	 * the verdicts when they all name the same (usable) kernel and the caller
+	 * gave none.
+	 */
+	const char *kernel;
+	enum tg_action action;	/* mark, or deny for a package a warn mode let through */
+	const char *mode;	/* the front end's mode: "enforce", "warn"; NULL when unknown */
+	const char *policy;	/* the policy file, or "<built-in policy>"; NULL when unknown */
+	int64_t time;		/* seconds since the epoch; the writer puts the current time for 0 */
+
+	/* Filled by the reader; the writer ignores them and takes verdicts. */
+	const char *format;	/* as stored, e.g. "taintguard-mark/1" */
+	const struct tg_record_module *modules;
+	size_t n_modules;
+};
+
+/*
+ * malloc'ed path of @rec's file in @dir: DIR/NEVRA.json (rpm),
+ * DIR/dkms-MODULE-VERSION-KERNEL.json (dkms).  Only source, package and (dkms)
+ * kernel are looked at.  -EINVAL when they cannot name a file (see above).
+ */
+int tg_record_path(const char *dir, const struct tg_record *rec, char **out,
+		   struct tg_error *err);
+/*
+ * Write @rec, with the verdicts @v[0..n) of its modules (as
+ * tg_verdict_write_json() writes them), to its file in @dir (created with its
+ * parents, 0755).  Atomic: a new temporary file in @dir (O_EXCL, never
+ * through a link), fsync, rename over the record; on any failure the
+ * temporary file is removed and an existing record is left as it was.  A
+ * symbolic link in the record's place is replaced, never followed.
+ * -ENOTDIR when @dir or a parent is not a directory, -EFBIG for a record the
+ * reader would refuse (past TG_RECORD_MAX_SIZE), else the errno of the
+ * failed call (-ENOSPC, -EIO ...), the message naming the file.
+ */
+int tg_record_write(const char *dir, const struct tg_record *rec,
+		    const struct tg_verdict *const *v, size_t n, struct tg_error *err);
+/*
+ * Read the record at @path.  -ELOOP for a symbolic link (never followed),
+ * -EINVAL for anything but a regular file, -EFBIG past TG_RECORD_MAX_SIZE,
+ * -EBADMSG for a broken record (not JSON, truncated, a field missing or of
+ * the wrong type, an unusable package id), -EPROTONOSUPPORT for JSON that is
+ * not a taintguard mark record or a format version this library does not
+ * read, else the errno of open/read.  Free *@out with tg_record_free().
+ */
+int tg_record_read(const char *path, struct tg_record **out, struct tg_error *err);
+/* The same from memory; @label names the input in messages. */
+int tg_record_parse(const void *data, size_t len, const char *label, struct tg_record **out,
+		    struct tg_error *err);
+/* Frees a record of tg_record_read()/tg_record_parse() (NULL allowed). */
+void tg_record_free(struct tg_record *rec);
+/*
+ * Remove the record file @path (a link is removed, not followed): 0, or
+ * -ENOENT when there was none, or the errno of unlink(2).
+ */
+int tg_record_remove(const char *path, struct tg_error *err);
+/*
+ * Paths of the record files in @dir (names ending in ".json", not starting
+ * with '.': temporary files never match), sorted.  A missing @dir has none
+ * (0, *@n = 0).  Free with tg_record_list_free().
+ */
+int tg_record_list(const char *dir, char ***paths, size_t *n, struct tg_error *err);
+void tg_record_list_free(char **paths, size_t n);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

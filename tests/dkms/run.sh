@@ -103,6 +103,7 @@ remove_pkg() { # everything of one test package, whatever state it is in
 }
 cleanup() {
 	remove_pkg tg-lve lve; remove_pkg tg-prop tgprop; remove_pkg tg-clean tgclean
+	rm -f "$MARKS/dkms-tg-gone-1.0-$K.json" "$MARKS/dkms-tg-broken-1.0-$K.json"
 	if [ -e "$SNIPPET" ] || grep -q taintguard-dkms-wrapper /usr/sbin/dkms 2>/dev/null; then
 		PREFIX=$PREFIX B=$B sh "$ROOT/hooks/install.sh" --uninstall >/dev/null 2>&1
 	fi
@@ -217,10 +218,34 @@ check "tg-prop: taint flag P reported" bash -c "grep -q 'taint flags: P' '$LOG'"
 check "tg-prop: the package's own PRE_INSTALL still ran (with its arguments)" \
 	grep -q "kernel=$K" /run/tg-dkms-test/tg-prop-pre-install
 check "tg-prop: record written" test -s "$(record tg-prop)"
-check "tg-prop: record names source dkms, package, kernel, module" \
-	bash -c "grep -q '\"source\":\"dkms\",\"package\":\"tg-prop/1.0\",\"kernel\":\"$K\"' '$(record tg-prop)' && grep -q 'tgprop' '$(record tg-prop)'"
+check "tg-prop: record names source dkms, package, kernel, arch, mode, policy, module (docs/records.md)" python3 -c "
+import json; r=json.load(open('$(record tg-prop)'))
+assert r['format']=='taintguard-mark/2' and r['source']=='dkms' and r['package']=='tg-prop/1.0', r
+assert r['name']=='tg-prop' and r['version']=='1.0' and r['release'] is None and r['kernel']=='$K' and r['arch']=='$ARCH', r
+assert r['action']=='mark' and r['mode']=='enforce' and r['policy']=='/etc/taintguard/policy.yaml', r
+assert [m['module'] for m in r['modules']]==['tgprop'] and r['modules'][0]['action']=='mark', r"
 "$B/taintguard" status > "$LOG" 2>&1
 check "tg-prop: listed by 'taintguard status'" bash -c "grep -q 'tg-prop/1.0 (dkms): mark' '$LOG'"
+# records the hook wrote before (taintguard-mark/1, compact): listed by status, dropped by
+# sync once their build is gone; a broken record is named, left alone by sync
+cp "$(record tg-prop)" "$T/rec-v2.json"
+v1() { printf '{"format":"taintguard-mark/1","source":"dkms","package":"%s/1.0","kernel":"%s","arch":"%s","action":"mark","recorded":"2026-12-03T10:00:00Z","modules":[\n {"path": "/x/%s.ko", "module": "%s", "taint": "P", "action": "mark", "reasons": ["old record"]}\n]}\n' "$1" "$K" "$ARCH" "$2" "$2"; }
+v1 tg-prop tgprop > "$(record tg-prop)"
+v1 tg-gone tggone > "$(record tg-gone)"
+echo '{"format": "taintguard-mark/2", "source": "dkms",' > "$(record tg-broken)"
+"$B/taintguard" status > "$LOG" 2>&1
+rc=$?
+check "status: taintguard-mark/1 records listed (installed build: not stale; gone: stale)" \
+	bash -c "grep -qx 'tg-prop/1.0 (dkms): mark' '$LOG' && grep -q 'module tgprop, taint P: old record' '$LOG' && grep -q 'tg-gone/1.0 (dkms): mark \[stale' '$LOG'"
+check "status: a broken record named (file and cause), exit 3 ($rc)" \
+	bash -c "test $rc = 3 && grep -q '$(record tg-broken): broken mark record: truncated' '$LOG'"
+"$HOOK" sync > "$LOG" 2>&1
+check "sync: drops the taintguard-mark/1 record of a build that is gone" test ! -e "$(record tg-gone)"
+check "sync: keeps the record of an installed build" test -e "$(record tg-prop)"
+check "sync: leaves a broken record alone and says so" \
+	bash -c "test -e '$(record tg-broken)' && grep -q '$(record tg-broken): broken mark record.*left alone' '$LOG'"
+rm -f "$(record tg-broken)"
+cp "$T/rec-v2.json" "$(record tg-prop)"
 check "tg-prop: no modprobe rule" no_rule tgprop
 
 # ------------------------------------------------------------ lve: denied

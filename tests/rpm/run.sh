@@ -162,6 +162,7 @@ pkg tg-plain 1.0 ""
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
 pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
 pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
+pkg tg-ep 1.0 "propplain.ko:$MD/tgep.ko" --define "pkgepoch 2"
 mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
 MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
@@ -251,10 +252,11 @@ check "mixed: prop marked with a warning naming the P taint" \
 check "mixed: gplok not mentioned" ! has "gplok.ko: module"
 REC=$(record tg-prop-1.0-1.noarch)
 check "mark: record written" test -f "$REC"
-check "mark: record is JSON with package, action, module" python3 -c "
+check "mark: record is JSON with package, action, kernel, module (docs/records.md)" python3 -c "
 import json,sys; r=json.load(open('$REC'))
-assert r['format']=='taintguard-mark/1' and r['nevra']=='tg-prop-1.0-1.noarch'
-assert r['name']=='tg-prop' and r['action']=='mark' and r['mode']=='enforce'
+assert r['format']=='taintguard-mark/2' and r['source']=='rpm' and r['package']=='tg-prop-1.0-1.noarch'
+assert r['name']=='tg-prop' and r['epoch'] is None and r['version']=='1.0' and r['release']=='1' and r['arch']=='noarch'
+assert r['action']=='mark' and r['mode']=='enforce' and r['kernel']=='$K' and r['time'] > 1700000000
 m=r['modules'][0]; assert m['module']=='propplain' and 'P' in m['taint'] and m['action']=='mark'
 "
 check "mark: no record for the allowed package" test ! -e "$(record tg-gplok-1.0-1.noarch)"
@@ -268,6 +270,78 @@ check "status: lists the marked package (exit $SRC = 1)" \
 check "status: allowed packages are not listed" bash -c "! grep -q tg-gplok <<<\"\$0\"" "$ST"
 check "status --format json: one record, not stale" python3 -c "
 import json,sys; d=json.loads(sys.argv[1]); assert len(d)==1 and d[0]['package']=='tg-prop-1.0-1.noarch' and not d[0]['stale'] and d[0]['source']=='rpm', d" "$STJ"
+# records written by taintguard-mark/1 writers (on disks before) are still listed: the rpm
+# plugin's, and the DKMS hook's for a build not in this root's dkms tree (stale)
+cp "$REC" "$W/rec-v2.json"
+cat >"$REC" <<EOF
+{
+  "format": "taintguard-mark/1",
+  "source": "rpm",
+  "nevra": "tg-prop-1.0-1.noarch",
+  "name": "tg-prop",
+  "epoch": null,
+  "version": "1.0",
+  "release": "1",
+  "arch": "noarch",
+  "action": "mark",
+  "mode": "enforce",
+  "policy": "$POLICY",
+  "time": 1796289600,
+  "modules": [
+    {"path": "$MD/propplain.ko", "module": "propplain", "kernel": "$K", "taint": "POE", "action": "mark", "rule": "proprietary", "reasons": ["old record"]}
+  ]
+}
+EOF
+OLDDKMS=$R/var/lib/taintguard/marks/dkms-tg-old-1.0-$K.json
+printf '{"format":"taintguard-mark/1","source":"dkms","package":"tg-old/1.0","kernel":"%s","arch":"x86_64","action":"mark","recorded":"2026-12-03T10:00:00Z","modules":[\n {"path": "/x/tgold.ko", "module": "tgold", "taint": "P", "action": "mark", "reasons": ["old dkms record"]}\n]}\n' "$K" >"$OLDDKMS"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "status: taintguard-mark/1 records listed: rpm installed, dkms stale (exit $SRC = 1)" \
+	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q 'module propplain, taint POE: old record' <<<\"\$0\" && grep -q '^tg-old/1.0 (dkms): mark \[stale' <<<\"\$0\"" "$ST"
+# a broken record and a link in a record's place are reported by file name, exit 3; the
+# good records are still listed
+printf '{"format": "taintguard-mark/2", "source": "rpm", "package": "tg-broken-1-1.noarch",' \
+	>"$R/var/lib/taintguard/marks/tg-broken-1-1.noarch.json"
+ln -s "$W/rec-v2.json" "$R/var/lib/taintguard/marks/tg-link-1-1.noarch.json"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>"$W/status.err"); SRC=$?
+STJ=$("$TG" status --root "$R" --dbpath /var/lib/rpm --format json 2>/dev/null); SRCJ=$?
+set -e
+check "status: a broken record -> exit 3 ($SRC), its file and the cause on stderr" \
+	bash -c "test $SRC = 3 && grep -q 'marks/tg-broken-1-1.noarch.json: broken mark record: truncated' '$W/status.err'"
+check "status: a symbolic link in a record's place is reported, not followed" \
+	grep -q 'marks/tg-link-1-1.noarch.json: a symbolic link, not a record' "$W/status.err"
+check "status: the good records are still listed beside the broken one" \
+	bash -c "grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q '^tg-old/1.0 (dkms)' <<<\"\$0\"" "$ST"
+check "status --format json: broken records as entries with record and error, exit $SRCJ = 3" python3 -c "
+import json,sys; d={e['record'].rsplit('/',1)[1]: e for e in json.loads(sys.argv[1])}
+assert sys.argv[2]=='3' and len(d)==4, d
+b=d['tg-broken-1-1.noarch.json']; assert b['error'] and b['package'] is None and b['stale'] is None, b
+assert d['tg-link-1-1.noarch.json']['error']
+p=d['tg-prop-1.0-1.noarch.json']; assert p['error'] is None and p['stale'] is False and p['format']=='taintguard-mark/1', p
+o=d['dkms-tg-old-1.0-$K.json']; assert o['stale'] is True and o['source']=='dkms' and o['kernel']=='$K', o" "$STJ" "$SRCJ"
+rm -f "$R/var/lib/taintguard/marks/tg-broken-1-1.noarch.json" "$R/var/lib/taintguard/marks/tg-link-1-1.noarch.json" "$OLDDKMS"
+cp "$W/rec-v2.json" "$REC"
+# without an rpm command nothing can be said stale: "not checked", and no crash
+set +e
+ST=$(env PATH=/nonexistent "$TG" status --root "$R" --dbpath /var/lib/rpm 2>"$W/status.err"); SRC=$?
+STJ=$(env PATH=/nonexistent "$TG" status --root "$R" --dbpath /var/lib/rpm --format json 2>/dev/null)
+set -e
+check "status without an rpm command: 'not checked (no rpm command)', exit $SRC = 1" \
+	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark \[not checked (no rpm command)\]\$' <<<\"\$0\" && grep -q 'no rpm command' '$W/status.err'" "$ST"
+check "status --format json without an rpm command: stale null, not_checked says why" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert len(d)==1 and d[0]['stale'] is None and d[0]['not_checked']=='no rpm command', d" "$STJ"
+# rpm that cannot read the database (garbage for either backend): not checked, rpm's error shown
+mkdir -p "$R/var/lib/rpm-broken"
+echo garbage >"$R/var/lib/rpm-broken/rpmdb.sqlite"
+echo garbage >"$R/var/lib/rpm-broken/Packages"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm-broken 2>&1); SRC=$?
+set -e
+check "status with an unreadable rpmdb: not checked with rpm's error, not stale (exit $SRC = 1)" \
+	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark \[not checked (rpm -q: error: ' <<<\"\$0\"" "$ST"
+rm -rf "$R/var/lib/rpm-broken"
 rpmx -e tg-prop
 check "mark: rpm -e succeeds (exit $RC)" test "$RC" = 0
 set +e
@@ -303,6 +377,10 @@ set +e
 ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
 set -e
 check "status: a denied package installed in warn mode -> exit 2" bash -c "test $SRC = 2 && grep -q 'tg-lve-1.0-1.noarch (rpm): deny' <<<\"\$0\"" "$ST"
+set +e
+ST=$(env PATH=/nonexistent "$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "status: a denied package that cannot be checked (no rpm command) -> exit 2" bash -c "test $SRC = 2 && grep -q 'tg-lve-1.0-1.noarch (rpm): deny \[not checked' <<<\"\$0\"" "$ST"
 # erased behind the plugin's back: the record goes stale, and status says so
 cp "$REC" "$W/rec.json"
 rpm --root "$R" --dbpath /var/lib/rpm --noplugins --nodeps -e tg-lve >/dev/null 2>&1
@@ -316,6 +394,20 @@ mkroot
 rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
 rpmx -e tg-lve
 check "warn: erase removes the record" test ! -e "$REC" -a "$RC" = 0
+
+# --- 5b. a package with an epoch: its record is named and found as rpm names it ------
+mkroot
+rpmx -ivh "$(P tg-ep)"
+REC=$(record tg-ep-2:1.0-1.noarch)
+check "epoch: marked package installs with a record named NAME-E:V-R.A (exit $RC)" \
+	bash -c "test $RC = 0 && test -f '$REC'"
+set +e
+ST=$("$TG" status --root "$R" --dbpath /var/lib/rpm 2>&1); SRC=$?
+set -e
+check "epoch: status finds it installed (exit $SRC = 1)" \
+	bash -c "test $SRC = 1 && grep -q '^tg-ep-2:1.0-1.noarch (rpm): mark\$' <<<\"\$0\"" "$ST"
+rpmx -e tg-ep
+check "epoch: erase removes the record (exit $RC)" bash -c "test $RC = 0 && test ! -e '$REC'"
 
 # --- 6. modules in every compression inside gzip, xz and zstd payloads -------------
 for pl in gzip xz zstd; do
