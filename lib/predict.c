@@ -649,6 +649,18 @@ static int fill_identity(struct tg_verdict *v, const char *path, const struct tg
 	return (path || m->label) && !v->path ? -ENOMEM : 0;
 }
 
+/*
+ * An installed (absolute) path that is neither named as a module nor inside
+ * a kernel's module directory: a module hidden as /opt/vendor/engine.bin.
+ */
+static bool hidden_module(const char *path)
+{
+	char rel[256];
+
+	return path && path[0] == '/' && !tg_module_file_name(path) &&
+	       tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0;
+}
+
 static void identity_notes(struct state *s)
 {
 	const struct tg_module *m = s->m;
@@ -669,6 +681,13 @@ static void identity_notes(struct state *s)
 					    m->modinfo[i].value, m->modinfo[i].trailing);
 	if (!s->k || !s->k->release)
 		tg_verdict_add_note(s->v, "target kernel unknown: judged by the newest kernel's rules");
+	if (hidden_module(s->v->path)) {
+		s->v->hidden = true;
+		tg_verdict_add_note(s->v, "a kernel module installed as %s, outside the module "
+				    "directories and not named as a module: modprobe and the kernel's "
+				    "module tree never load it, only an explicit insmod (a scriptlet, "
+				    "a service) does", s->v->path);
+	}
 }
 
 int tg_predict_module(const char *path, const struct tg_module *m,

@@ -138,6 +138,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	fputs(v->forced_taint ? "true" : "false", out);
 	json_key(out, "advisory", false);
 	fputs(v->advisory ? "true" : "false", out);
+	json_key(out, "hidden", false);
+	fputs(v->hidden ? "true" : "false", out);
 	json_key(out, "incomplete", false);
 	fputs(v->incomplete ? "true" : "false", out);
 	json_key(out, "flags", false);

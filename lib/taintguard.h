@@ -583,6 +583,7 @@ struct tg_verdict {
 
 	bool forced_taint;
 	bool advisory;		/* the name is on an advisory list of the policy (no kernel effect) */
+	bool hidden;		/* installed outside the module directories, not named .ko: only insmod loads it */
 	bool incomplete;
 
 	enum tg_action action;

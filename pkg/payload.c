@@ -99,7 +99,7 @@ static int one_member(rpmfi fi, const struct pkg_payload_opts *o, pkg_member_fn 
 	int algo = 0, r;
 	bool keep;
 
-	pkg_classify(path, &c);
+	pkg_classify_file(path, rpmfiFClass(fi), &c);
 	keep = (o->kinds & PKG_KIND_BIT(c.kind)) != 0;
 	if (o->check_digests)
 		want = rpmfiFDigest(fi, &algo, &wantlen);

@@ -289,11 +289,11 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 	return RPMRC_OK;
 }
 
-static bool is_candidate(const char *path)
+static bool is_candidate(rpmfi fi, const char *path)
 {
 	struct pkg_class c;
 
-	return pkg_classify(path, &c) == PKG_MODULE;
+	return pkg_classify_file(path, rpmfiFClass(fi), &c) == PKG_MODULE;
 }
 
 /* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */
@@ -312,7 +312,7 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
 		return RPMRC_OK;
 	if (fi == NULL || XFA_SKIPPING(action) || (op & TG_FAF_UNOWNED) ||
-	    !S_ISREG(file_mode) || !is_candidate(dest))
+	    !S_ISREG(file_mode) || !is_candidate(fi, dest))
 		return RPMRC_OK;
 	pkg->bs_seen++;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -462,6 +462,29 @@ both_alone() {
 }
 check "the same packages audited one at a time: both allowed" both_alone
 
+# ---------------------------------------------------------------- hidden modules
+# lve.ko shipped as /opt/vendor/engine.bin (a scriptlet could insmod it): only
+# the file class rpmbuild records in the header says it is an ELF relocatable.
+mv "$T/repo" "$T/repo.main"
+mkdir -p "$T/repo" "$T/hidden"
+mkpkg vendor-engine "GPL-2.0-only" w19.zstdio "$MODS/lve.ko:/opt/vendor/engine.bin" &&
+	mv "$T/repo"/*.rpm "$T/hidden/"
+rm -rf "$T/repo"
+mv "$T/repo.main" "$T/repo"
+tg audit --format json --kernel "$KVER" "$T/hidden" >"$T/hidden.json" 2>"$T/hidden.err"
+rc=$?
+check "lve.ko hidden as /opt/vendor/engine.bin: found by its file class, denied, said where it lives" \
+	python3 - "$T/hidden.json" $rc <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "2", sys.argv[2]
+p = d["packages"][0]
+assert p["package"] == "vendor-engine" and p["status"] == "deny", p
+m = p["modules"][0]
+assert m["path"] == "/opt/vendor/engine.bin" and m["module"] == "lve" and m["hidden"] is True, m
+assert any("/opt/vendor/engine.bin, outside the module directories" in n for n in m["notes"]), m["notes"]
+EOF
+
 # ---------------------------------------------------------------- usage
 tg audit --help >"$T/help.txt"
 check "--help exits 0 and documents --installed, --excludes and exit codes" \
