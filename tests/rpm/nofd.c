@@ -6,6 +6,7 @@
  * fsm_file_prepare backstop has to judge the unpacked files.
  *
  *   tg-nofd ROOT PLUGINDIR POLICY PACKAGE.rpm...    (exit 0 ok, 1 failed)
+ *   environment: TG_PKGVERIFY_LEVEL  %_pkgverify_level for the transaction
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,9 @@ int main(int argc, char **argv)
 	define("__plugindir", argv[2]);
 	define("__transaction_taintguard", "%{__plugindir}/taintguard.so");
 	define("_taintguard_policy", argv[3]);
+	/* the suite's signature level (tests/rpm/run.sh TG_PKGVERIFY_LEVEL) */
+	if (getenv("TG_PKGVERIFY_LEVEL") && *getenv("TG_PKGVERIFY_LEVEL"))
+		define("_pkgverify_level", getenv("TG_PKGVERIFY_LEVEL"));
 	ts = rpmtsCreate();
 	rpmtsSetRootDir(ts, argv[1]);
 	rpmtsSetNotifyCallback(ts, notify, NULL);

@@ -21,7 +21,7 @@ KBUILD=/lib/modules/$K/build
 POLICY=$REPO/policy/default.yaml
 SPEC=$REPO/tests/rpm/specs/tgtest.spec
 # TG_RPM_PREFIX: run everything against another rpm unpacked below that prefix
-# (tests/rpm/compat.sh: Debian 11's rpm 4.16, as on EL9), with TG_PLUGDIR
+# (tests/rpm/matrix.sh 4.16: Debian 11's rpm, as on EL9), with TG_PLUGDIR
 # holding the plugin built against it.  Packages are still built by this
 # system's rpmbuild; every "rpm" below is that rpm.
 RPM_PREFIX=${TG_RPM_PREFIX:-}
@@ -45,7 +45,7 @@ finish() {
 bail() { nok "$*"; finish; }
 
 [ "$(id -u)" = 0 ] || bail "needs root (rpm --root chroots)"
-for t in rpm rpmbuild xz zstd gzip dash; do
+for t in rpm rpmbuild rpmsign rpmkeys gpg xz zstd gzip dash; do
 	command -v $t >/dev/null || bail "missing tool $t"
 done
 [ -f "$PLUGDIR/taintguard.so" ] || bail "$PLUGDIR/taintguard.so not built (make)"
@@ -81,13 +81,14 @@ for c in ko.xz ko.zst ko.gz; do
 done
 
 W=$(mktemp -d /tmp/tg-rpmtest.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+# gpg starts an agent for the signing key below: stop it with the suite
+trap 'gpgconf --homedir "$W/gnupg" --kill all >/dev/null 2>&1; rm -rf "$W"' EXIT
 if [ -n "$RPM_PREFIX" ]; then
 	[ -x "$RPM_PREFIX/usr/bin/rpm" ] || bail "no rpm in TG_RPM_PREFIX=$RPM_PREFIX"
 	mkdir -p "$W/bin"
 	# its own rpmrc and macro files too (the system's 4.18 macros use tags 4.16 lacks)
 	cfg=$RPM_PREFIX/usr/lib/rpm
-	for t in rpm rpmdb; do
+	for t in rpm rpmdb rpmkeys; do
 		printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s --rcfile %s --macros %s "$@"\n' "$RPM_LIBDIR" \
 			"$RPM_PREFIX/usr/bin/$t" "$cfg/rpmrc" \
 			"$cfg/macros:$cfg/macros.d/macros.*:$cfg/platform/%{_target}/macros" >"$W/bin/$t"
@@ -100,6 +101,23 @@ TOP=$W/rpmbuild
 RPMS=$TOP/RPMS/noarch
 MD=/lib/modules/$K/extra
 
+# Packages are signed as a distribution's are, with a throw-away key each
+# test root trusts: rpm >= 6.0 refuses unsigned packages by default
+# (%_pkgverify_level all); older releases check the signature when the key is
+# known.  RSA: every rpm of the matrix verifies it.
+export GNUPGHOME=$W/gnupg
+mkdir -m 700 "$GNUPGHOME"
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+	--quick-gen-key 'taintguard rpm test <rpmtest@taintguard.invalid>' rsa2048 sign never \
+	>"$W/gpg.log" 2>&1 || { cat "$W/gpg.log"; bail "gpg cannot make the signing key"; }
+gpg --batch --armor --export rpmtest@taintguard.invalid >"$W/key.asc" 2>>"$W/gpg.log"
+[ -s "$W/key.asc" ] || bail "gpg cannot export the signing key"
+# TG_PKGVERIFY_LEVEL: run every transaction with that level (tests/rpm/matrix.sh
+# 6.1: "all", upstream rpm 6's default, which Debian patches back to "digest")
+RELEASE_LEVEL=$(rpm --eval '%{?_pkgverify_level}')
+[ -n "$RELEASE_LEVEL" ] || bail "rpm has no %_pkgverify_level (rpm < 4.14.2?)"
+echo "# rpm $(rpm --version | sed 's/^RPM version //'): %_pkgverify_level '$RELEASE_LEVEL'${TG_PKGVERIFY_LEVEL:+, the suite runs with '$TG_PKGVERIFY_LEVEL'}; packages signed"
+
 # --- building packages -------------------------------------------------------
 # pkg NAME VERSION "SRC:DEST ..." [rpmbuild args...]
 pkg() {
@@ -108,6 +126,13 @@ pkg() {
 		--define "pkgver $ver" --define "moddir $MODS" --define "payload ${payload:-$nil}" \
 		"$@" -bb "$SPEC" >"$W/build-$name-$ver.log" 2>&1 ||
 		{ cat "$W/build-$name-$ver.log"; bail "rpmbuild $name-$ver"; }
+	[ -n "${UNSIGNED:-}" ] && return 0
+	# rpm >= 6.0 names the key %_openpgp_sign_id, which defaults to %_gpg_name;
+	# Debian 12's rpm looks for gpg as gpg2, which Debian no longer ships
+	rpmsign --addsign --define "__gpg $(command -v gpg)" \
+		--define "_gpg_name rpmtest@taintguard.invalid" "$(P "$name" "$ver")" \
+		>>"$W/build-$name-$ver.log" 2>&1 ||
+		{ cat "$W/build-$name-$ver.log"; bail "rpmsign $name-$ver"; }
 }
 P() { echo "$RPMS/$1-${2:-1.0}-1.noarch.rpm"; }
 
@@ -133,6 +158,8 @@ mkroot() {
 		[ -f "/boot/config-$K" ] && mkdir -p "$R/boot" && cp "/boot/config-$K" "$R/boot/"
 	fi
 	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null	# rpm < 4.18 has no rpm --initdb
+	rpmkeys --root "$R" --dbpath /var/lib/rpm --import "$W/key.asc" ||
+		bail "rpmkeys cannot import the test key into $R"
 }
 
 # rpmx ARGS...: rpm on $R with the plugin from the build tree; stdout+stderr in
@@ -140,6 +167,7 @@ mkroot() {
 rpmx() {
 	set +e
 	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --define "__plugindir $PLUGDIR" \
+		${TG_PKGVERIFY_LEVEL:+--define "_pkgverify_level $TG_PKGVERIFY_LEVEL"} \
 		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
 		--define "_taintguard_policy $POLICY" "$@" >"$W/out" 2>&1
 	RC=$?
@@ -159,6 +187,7 @@ pkg tg-lve 1.0 "lve.ko:$MD/lve.ko"
 pkg tg-prop 1.0 "propplain.ko:$MD/propplain.ko"
 pkg tg-gplok 1.0 "gplok.ko:$MD/gplok.ko"
 pkg tg-plain 1.0 ""
+UNSIGNED=1 pkg tg-unsigned 1.0 "lve.ko:$MD/lve.ko"
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
 pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
 pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
@@ -227,6 +256,34 @@ check "lve: %pre did not run" ! ran "pre tg-lve-1.0"
 check "lve: no mark record" test ! -e "$(record tg-lve-1.0-1.noarch)"
 [ "$pass" -gt 0 ] && [ "$fail" -eq 0 ] || show
 
+# --- 1b. signatures: rpm's %_pkgverify_level decides before the plugin -----------
+# "all" (upstream rpm >= 6.0, Fedora 43+) refuses an unsigned package before any
+# hook that could speak (the plugin reports in psm_pre); "digest" (rpm < 6.0,
+# Debian's rpm 6) installs it if the plugin allows it.  The release's level and
+# "all" on every version.
+levels=$RELEASE_LEVEL
+[ "$RELEASE_LEVEL" = all ] || levels="$levels all"
+for lvl in $levels; do
+	mkroot
+	rpmx -ivh --define "_pkgverify_level $lvl" "$(P tg-unsigned)"
+	case $lvl in
+	all | signature)
+		check "unsigned, %_pkgverify_level $lvl: rpm refuses it, the plugin says nothing (exit $RC)" \
+			bash -c "test $RC != 0 && grep -qi 'signature' <<<\"\$0\" && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+		check "unsigned, %_pkgverify_level $lvl: not installed, %pre did not run" \
+			bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-unsigned && ! test -e '$R/var/tmp/tgtest-scriptlets.log'" ;;
+	*)
+		check "unsigned, %_pkgverify_level $lvl: refused by the plugin for lve (exit $RC)" \
+			bash -c "test $RC = 1 && grep -q 'tg-unsigned-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+		check "unsigned, %_pkgverify_level $lvl: not installed" ! installed tg-unsigned ;;
+	esac
+	[ "$RC" != 0 ] || show
+done
+mkroot
+rpmx -ivh --define "_pkgverify_level all" "$(P tg-lve)" "$(P tg-gplok)"
+check "signed, %_pkgverify_level all: lve refused by the plugin, gplok installed (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+
 # --- 2. a package with no modules installs, nothing said --------------------------
 rpmx -ivh "$(P tg-plain)"
 check "plain: installs (exit $RC)" test "$RC" = 0
@@ -241,8 +298,9 @@ check "mixed: lve refused" ! installed tg-lve
 check "mixed: gplok installed" installed tg-gplok
 check "mixed: prop installed" installed tg-prop
 check "mixed: plain installed" installed tg-plain
-check "mixed: exactly 3 packages installed ($(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>&1 | tr "\n" " "))" \
-	test "$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>/dev/null | wc -l)" = 3
+# (the signing key is a gpg-pubkey "package" in an rpmdb keyring, not one of ours)
+pkgs=$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>&1 | grep -v '^gpg-pubkey-' || true)
+check "mixed: exactly 3 packages installed ($(echo $pkgs))" test "$(echo "$pkgs" | grep -c .)" = 3
 check "mixed: gplok module and scriptlets there" test -f "$R$MD/gplok.ko" -a -f "$R$MD/propplain.ko"
 check "mixed: lve module absent" test ! -e "$R$MD/lve.ko"
 check "mixed: %pre of lve not run, of the others run" \
