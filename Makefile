@@ -249,6 +249,6 @@ dist:
 	@echo taintguard-$(VERSION).tar.gz
 
 clean:
-	rm -rf build build-san build-fuzz build-tsan build-rpm416 tests/modules/out
+	rm -rf build build-san build-fuzz build-tsan build-rpm-* tests/modules/out
 
 .PHONY: dist fuzz all unit check check-unit check-fast check-kernel deps clean install install-lib uninstall example
