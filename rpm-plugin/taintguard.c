@@ -9,6 +9,7 @@
  *             (fd from the application's callback) and judge them together
  *   psm_pre   first call per added element: refuse a denied one cleanly
  *             (no scriptlet, file, directory or rpmdb entry), warn on marks
+ *   scriptlet_pre  the same for a denied package's %pretrans (rpm >= 6.1)
  *   fsm_file_prepare  backstop when no fd was given in tsm_pre
  *   tsm_post  write/remove the mark records of elements that succeeded
  */
@@ -242,6 +243,15 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	return RPMRC_OK;
 }
 
+/* Fail a denied element: its verdicts and one line saying so. */
+static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
+{
+	tgp_report(st, pkg, true);
+	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+	pkg->refused = true;
+	return RPMRC_FAIL;
+}
+
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
@@ -256,19 +266,45 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	 * rpm < 6.1 also calls psm_pre for %pretrans and trigger stages; the
 	 * first call precedes every scriptlet, file and the rpmdb entry.
 	 */
+	if (pkg->refused)	/* by scriptlet_pre */
+		return RPMRC_FAIL;
 	if (pkg->psm_seen)
 		return RPMRC_OK;
 	pkg->psm_seen = true;
 	if (!pkg->scanned)
 		return RPMRC_OK;	/* checked file by file in fsm_file_prepare */
-	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
-		tgp_report(st, pkg, true);
-		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
-		pkg->refused = true;
-		return RPMRC_FAIL;
-	}
+	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE)
+		return refuse(st, pkg);
 	if (pkg->action != TG_ACTION_ALLOW)
 		tgp_report(st, pkg, false);
+	return RPMRC_OK;
+}
+
+/*
+ * rpm >= 6.1 calls psm_pre for the install only, after the transaction's
+ * %pretrans scriptlets (rpm commit 0a45aefa0): a denied package's own
+ * %pretrans ("%pretrans(NEVRA)") is refused here, which fails the element
+ * before anything of it has run.  Older rpm calls psm_pre for the %pretrans
+ * stage first and never gets here with a denied package.
+ */
+static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int type)
+{
+	static const char pfx[] = "%pretrans(";
+	const size_t plen = sizeof(pfx) - 1;
+	struct tgp_state *st = state_get(plugin);
+	size_t len = s_name ? strlen(s_name) : 0;
+
+	if (!st || st->mode != TGP_ENFORCE || len <= plen + 1 ||
+	    strncmp(s_name, pfx, plen) != 0 || s_name[len - 1] != ')')
+		return RPMRC_OK;
+	for (size_t i = 0; i < st->n_pkgs; i++) {
+		struct tgp_pkg *p = &st->pkgs[i];
+
+		if (p->scanned && !p->psm_seen && !p->refused && p->action == TG_ACTION_DENY &&
+		    strlen(p->nevra) == len - plen - 1 &&
+		    strncmp(p->nevra, s_name + plen, len - plen - 1) == 0)
+			return refuse(st, p);
+	}
 	return RPMRC_OK;
 }
 
@@ -397,5 +433,6 @@ struct rpmPluginHooks_s taintguard_hooks = {
 	.tsm_post = taintguard_tsm_post,
 	.psm_pre = taintguard_psm_pre,
 	.psm_post = taintguard_psm_post,
+	.scriptlet_pre = taintguard_scriptlet_pre,
 	.fsm_file_prepare = taintguard_fsm_file_prepare,
 };

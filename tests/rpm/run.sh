@@ -188,6 +188,8 @@ pkg tg-prop 1.0 "propplain.ko:$MD/propplain.ko"
 pkg tg-gplok 1.0 "gplok.ko:$MD/gplok.ko"
 pkg tg-plain 1.0 ""
 UNSIGNED=1 pkg tg-unsigned 1.0 "lve.ko:$MD/lve.ko"
+pkg tg-lvepre 1.0 "lve.ko:$MD/lve.ko" --define 'with_pretrans 1'
+pkg tg-gplpre 1.0 "gplok.ko:$MD/gplok.ko" --define 'with_pretrans 1'
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
 pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
 pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
@@ -283,6 +285,24 @@ mkroot
 rpmx -ivh --define "_pkgverify_level all" "$(P tg-lve)" "$(P tg-gplok)"
 check "signed, %_pkgverify_level all: lve refused by the plugin, gplok installed (exit $RC = 2)" \
 	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+
+# --- 1c. %pretrans: rpm < 6.1 calls psm_pre for it too, 6.1 only for the install ----
+# A denied package's %pretrans must not run either; its verdict is said once.
+mkroot
+rpmx -ivh "$(P tg-lvepre)" "$(P tg-gplpre)"
+check "%pretrans: lve package refused, the other installed (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lvepre && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplpre"
+check "%pretrans: the refused package's %pretrans and %pre did not run, the other's did" \
+	bash -c "! grep -q 'tg-lvepre' '$R/var/tmp/tgtest-scriptlets.log' && grep -q '^pretrans tg-gplpre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
+check "%pretrans: refusal said once, naming lve" \
+	bash -c "test \$(grep -c 'module lve refused' <<<\"\$0\") = 1 && test \$(grep -c 'refusing to install tg-lvepre' <<<\"\$0\") = 1" "$OUT"
+check "%pretrans: no lve file, no mark record" test ! -e "$R$MD/lve.ko" -a ! -e "$(record tg-lvepre-1.0-1.noarch)"
+[ "$RC" = 2 ] || show
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lvepre)"
+check "%pretrans, warn mode: installed, %pretrans ran, warning said once (exit $RC)" \
+	bash -c "test $RC = 0 && grep -q '^pretrans tg-lvepre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log' && test \$(grep -c 'module lve would be refused' <<<\"\$0\") = 1" "$OUT"
+check "%pretrans, warn mode: record written" test -f "$(record tg-lvepre-1.0-1.noarch)"
 
 # --- 2. a package with no modules installs, nothing said --------------------------
 rpmx -ivh "$(P tg-plain)"
