@@ -114,9 +114,11 @@ gpg --batch --armor --export rpmtest@taintguard.invalid >"$W/key.asc" 2>>"$W/gpg
 [ -s "$W/key.asc" ] || bail "gpg cannot export the signing key"
 # TG_PKGVERIFY_LEVEL: run every transaction with that level (tests/rpm/matrix.sh
 # 6.1: "all", upstream rpm 6's default, which Debian patches back to "digest")
+RPMVER=$(rpm --version | sed 's/^RPM version //')
+rpm_ge() { [ "$(printf '%s\n' "$1" "$RPMVER" | sort -V | head -n 1)" = "$1" ]; }	# rpm >= $1
 RELEASE_LEVEL=$(rpm --eval '%{?_pkgverify_level}')
 [ -n "$RELEASE_LEVEL" ] || bail "rpm has no %_pkgverify_level (rpm < 4.14.2?)"
-echo "# rpm $(rpm --version | sed 's/^RPM version //'): %_pkgverify_level '$RELEASE_LEVEL'${TG_PKGVERIFY_LEVEL:+, the suite runs with '$TG_PKGVERIFY_LEVEL'}; packages signed"
+echo "# rpm $RPMVER: %_pkgverify_level '$RELEASE_LEVEL'${TG_PKGVERIFY_LEVEL:+, the suite runs with '$TG_PKGVERIFY_LEVEL'}; packages signed"
 
 # --- building packages -------------------------------------------------------
 # pkg NAME VERSION "SRC:DEST ..." [rpmbuild args...]
@@ -599,6 +601,36 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'module lve refused' <<<\"\$0\"" "$OUT"
 	check "backstop: gplok installed" installed tg-gplok
 	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
+	# What else a refusal in a file hook leaves depends on rpm: before 4.17
+	# each file is committed as soon as it is written, so the files before the
+	# module in the payload (/etc/tg-lve.conf) stay behind, owned by nothing;
+	# 4.17+ unpack to temporary names and remove them all.  The normal path
+	# (1.) refuses before any file.
+	if rpm_ge 4.17; then
+		check "backstop, rpm $RPMVER >= 4.17: no file of the refused package left" test ! -e "$R/etc/tg-lve.conf"
+	else
+		check "backstop, rpm $RPMVER < 4.17: files before the module stay behind (/etc/tg-lve.conf)" \
+			test -f "$R/etc/tg-lve.conf"
+	fi
+	# An upgrade refused by the backstop: 4.17 .. 4.20.0 also delete the old
+	# version's unchanged %config file (rpm bug #3284, fixed in 4.20.1 and 6.0);
+	# before 4.17 it is only touched.
+	mkroot
+	rpmx -ivh "$(P tg-up 1.0)"
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" -U "$R" "$PLUGDIR" "$POLICY" "$(P tg-up 2.0)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "backstop upgrade: 2.0 refused while unpacking, 1.0 stays with its module (exit $RC)" \
+		bash -c "test $RC = 1 && grep -q 'module lve refused' <<<\"\$0\" && rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-1.0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-2.0 && cmp -s '$R$MD/tgup.ko' '$MODS/gplok.ko'" "$OUT"
+	if rpm_ge 4.17 && ! rpm_ge 4.20.1; then
+		check "backstop upgrade, rpm $RPMVER (4.17 .. 4.20.0): the old %config file is deleted (rpm bug #3284)" \
+			test ! -e "$R/etc/tg-up.conf"
+	else
+		check "backstop upgrade, rpm $RPMVER: the old %config file is kept" test -f "$R/etc/tg-up.conf"
+	fi
 else
 	nok "backstop: cannot build tests/rpm/nofd.c: $(head -n 3 "$W/cc.log")"
 fi
