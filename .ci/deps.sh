@@ -12,6 +12,7 @@ PKGS="
   zlib1g-dev
   libssl-dev openssl
   librpm-dev rpm rpm2cpio cpio
+  gnupg
   liblua5.2-0
   libjson-c-dev
   libcmocka-dev
