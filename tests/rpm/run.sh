@@ -191,6 +191,12 @@ pkg tg-gplok 1.0 "gplok.ko:$MD/gplok.ko"
 pkg tg-plain 1.0 ""
 UNSIGNED=1 pkg tg-unsigned 1.0 "lve.ko:$MD/lve.ko"
 pkg tg-lvepre 1.0 "lve.ko:$MD/lve.ko" --define 'with_pretrans 1'
+# rpm >= 6.0 builds v6 packages by default; most repositories still carry v4
+FORMAT=$(rpm --eval '%{?_rpmformat}')
+if [ "$FORMAT" = 6 ]; then
+	pkg tg-lve4 1.0 "lve.ko:$MD/lve.ko" --define '_rpmformat 4'
+	pkg tg-gplok4 1.0 "gplok.ko:$MD/gplok.ko" --define '_rpmformat 4'
+fi
 pkg tg-gplpre 1.0 "gplok.ko:$MD/gplok.ko" --define 'with_pretrans 1'
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
 pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
@@ -305,6 +311,19 @@ rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lvepre)"
 check "%pretrans, warn mode: installed, %pretrans ran, warning said once (exit $RC)" \
 	bash -c "test $RC = 0 && grep -q '^pretrans tg-lvepre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log' && test \$(grep -c 'module lve would be refused' <<<\"\$0\") = 1" "$OUT"
 check "%pretrans, warn mode: record written" test -f "$(record tg-lvepre-1.0-1.noarch)"
+
+# --- 1d. v4 and v6 packages (rpm >= 6.0) -------------------------------------------
+if [ "$FORMAT" = 6 ]; then
+	fmts=$(rpm -qp --qf '%{name}:%{rpmformat} ' "$(P tg-lve)" "$(P tg-lve4)" "$(P tg-gplok4)" 2>/dev/null)
+	check "formats: tg-lve is v6, tg-lve4 and tg-gplok4 are v4 ($fmts)" \
+		test "$fmts" = "tg-lve:6 tg-lve4:4 tg-gplok4:4 "
+	mkroot
+	rpmx -ivh "$(P tg-lve4)" "$(P tg-gplok4)" "$(P tg-prop)"
+	check "v4 packages on rpm $RPMVER, with a v6 one: lve refused, gplok and prop installed (exit $RC = 3)" \
+		bash -c "test $RC = 3 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve4 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok4 tg-prop && grep -q 'tg-lve4-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\" && grep -q 'tg-prop-1.0-1.noarch: .*module propplain marked' <<<\"\$0\"" "$OUT"
+else
+	echo "# rpm $RPMVER builds v4 packages only: no v4/v6 mix"
+fi
 
 # --- 2. a package with no modules installs, nothing said --------------------------
 rpmx -ivh "$(P tg-plain)"
