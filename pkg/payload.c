@@ -15,7 +15,7 @@
 
 #include <rpm/header.h>
 #include <rpm/rpmarchive.h>
-#include <rpm/rpmcrypto.h>
+#include <rpm/rpmpgp.h>	/* digests: rpm >= 4.18 moved them to rpmcrypto.h, which it includes */
 #include <rpm/rpmfi.h>
 #include <rpm/rpmio.h>
 
