@@ -149,14 +149,9 @@ static void load_policy(struct tgp_state *st)
 	st->policy = (struct tg_policy *)tg_policy_builtin();
 }
 
-#if TG_RPM_VERSION_NUM >= 41800
+/* rpmPluginSetData/GetData: librpm exports them since 4.12 (4.16's librpm.so.9 has them). */
 #define state_get(p) ((struct tgp_state *)rpmPluginGetData(p))
 #define state_set(p, s) rpmPluginSetData((p), (s))
-#else
-static struct tgp_state *tg_state;
-#define state_get(p) tg_state
-#define state_set(p, s) (tg_state = (s))
-#endif
 
 static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 {
