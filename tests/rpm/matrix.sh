@@ -41,7 +41,7 @@ case $V in
 4.18) where=host ;;
 4.20) where=chroot; CHROOT=trixie ;;
 # Debian patches rpm 6's %_pkgverify_level back to "digest"; the suite runs
-# with upstream's "all" (Fedora 43+), which needs every package signed.
+# with upstream's "all" (rpm >= 6.0), which needs every package signed.
 6.1) where=chroot; CHROOT=sid; LEVEL=all ;;
 *) echo "usage: tests/rpm/matrix.sh 4.16|4.18|4.20|6.1" >&2; exit 2 ;;
 esac

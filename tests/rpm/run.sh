@@ -267,7 +267,7 @@ check "lve: no mark record" test ! -e "$(record tg-lve-1.0-1.noarch)"
 [ "$pass" -gt 0 ] && [ "$fail" -eq 0 ] || show
 
 # --- 1b. signatures: rpm's %_pkgverify_level decides before the plugin -----------
-# "all" (upstream rpm >= 6.0, Fedora 43+) refuses an unsigned package before any
+# "all" (upstream rpm >= 6.0's default) refuses an unsigned package before any
 # hook that could speak (the plugin reports in psm_pre); "digest" (rpm < 6.0,
 # Debian's rpm 6) installs it if the plugin allows it.  The release's level and
 # "all" on every version.
