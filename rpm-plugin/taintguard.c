@@ -16,11 +16,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rpm/rpmlib.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmstring.h>
 #include <rpm/rpmmacro.h>
@@ -149,6 +151,36 @@ static void load_policy(struct tgp_state *st)
 	st->policy = (struct tg_policy *)tg_policy_builtin();
 }
 
+struct rpmPluginHooks_s taintguard_hooks;
+
+/*
+ * fsm_file_prepare gained an fd argument in rpm 4.18 while librpm kept its
+ * soname (librpm.so.9 in 4.16 and 4.18), so a build for one hook table loads
+ * into the other and would read the backstop's arguments shifted (a 4.18
+ * build in rpm 4.16 let a denied package through).  The other hooks are the
+ * same: on a mismatch only the backstop is switched off, and packages that
+ * would need it are refused in psm_pre.
+ */
+static bool backstop_off;
+
+static void check_hook_table(void)
+{
+	unsigned int major = 0, minor = 0;
+	bool has_fd;
+
+	if (sscanf(RPMVERSION, "%u.%u", &major, &minor) != 2)
+		return;
+	has_fd = major > 4 || (major == 4 && minor >= 18);
+	if (has_fd == TG_PREPARE_HAS_FD)
+		return;
+	rpmlog(RPMLOG_ERR, "taintguard: built for rpm %s but running in rpm %s, whose file hook "
+	       "differs: kernel modules are checked only in package files the application "
+	       "hands over before the transaction; rebuild the plugin for this rpm\n",
+	       TG_RPM_VERSION, RPMVERSION);
+	taintguard_hooks.fsm_file_prepare = NULL;	/* rpm reads the table at each call */
+	backstop_off = true;
+}
+
 /* rpmPluginSetData/GetData: librpm exports them since 4.12 (4.16's librpm.so.9 has them). */
 #define state_get(p) ((struct tgp_state *)rpmPluginGetData(p))
 #define state_set(p, s) rpmPluginSetData((p), (s))
@@ -164,6 +196,7 @@ static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 	}
 	tg_limits_default(&st->lim);
 	read_config(plugin, st);
+	check_hook_table();
 	if (tg_ctx_new(&st->ctx) < 0) {
 		rpmlog(RPMLOG_ERR, "taintguard: out of memory; plugin disabled\n");
 		free(st->statedir);
@@ -266,6 +299,16 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	if (pkg->psm_seen)
 		return RPMRC_OK;
 	pkg->psm_seen = true;
+	if (!pkg->scanned && backstop_off && pkg->bs_expected > 0 && st->mode != TGP_OFF) {
+		rpmlog(st->mode == TGP_ENFORCE ? RPMLOG_ERR : RPMLOG_WARNING,
+		       "taintguard: %s: its kernel modules cannot be checked: no package file "
+		       "from the application and no file hook (plugin built for another rpm)\n",
+		       pkg->nevra);
+		if (st->mode == TGP_ENFORCE) {
+			pkg->refused = true;
+			return RPMRC_FAIL;
+		}
+	}
 	if (!pkg->scanned)
 		return RPMRC_OK;	/* checked file by file in fsm_file_prepare */
 	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE)

@@ -98,7 +98,12 @@ unpack)
 		RPM_VERSION="${DEBVER%%+*}" "$BV/taintguard.so" >"$OUT/build.log" 2>&1 ||
 		bail "building the plugin against rpm $DEBVER failed: $(grep -m 3 error "$OUT/build.log")"
 	elapsed "plugin built"
-	TG_RPM_PREFIX=$PREFIX TG_PLUGDIR=$REPO/$BV tests/rpm/run.sh
+	# This system's build (rpm >= 4.18 hook table) loads into 4.16's librpm.so.9
+	# too: the suite checks that it notices (run.sh 12b).
+	B=${B:-build}
+	[ -f "$B/taintguard.so" ] || make -s B="$B" "$B/taintguard.so" >>"$OUT/build.log" 2>&1 ||
+		bail "building $B/taintguard.so failed: $(grep -m 3 error "$OUT/build.log")"
+	TG_RPM_PREFIX=$PREFIX TG_PLUGDIR=$REPO/$BV TG_OTHER_PLUGDIR=$REPO/$B tests/rpm/run.sh
 	;;
 chroot)
 	dir=$(tests/lib/chroot.sh path "$CHROOT" 2>"$OUT/chroot.log") ||

@@ -654,6 +654,25 @@ else
 	nok "backstop: cannot build tests/rpm/nofd.c: $(head -n 3 "$W/cc.log")"
 fi
 
+# --- 12b. a plugin built for the other hook table (TG_OTHER_PLUGDIR: matrix.sh 4.16
+#          passes this system's 4.18 build; both rpms are librpm.so.9) ------------------
+if [ -n "${TG_OTHER_PLUGDIR:-}" ] && [ -x "$W/tg-nofd" ]; then
+	mkroot
+	PLUGDIR=$TG_OTHER_PLUGDIR rpmx -ivh "$(P tg-lve)" "$(P tg-gplok)"
+	check "other hook table: one error naming both rpm versions; lve refused, gplok installed (exit $RC = 2)" \
+		bash -c "test $RC = 2 && test \$(grep -c 'taintguard: built for rpm .* but running in rpm $RPMVER' <<<\"\$0\") = 1 && grep -q 'module lve refused' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok" "$OUT"
+	mkroot
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" "$R" "$TG_OTHER_PLUGDIR" "$POLICY" "$(P tg-lve)" "$(P tg-gplok)" "$(P tg-plain)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "other hook table, no package fd: packages with modules refused as not checkable, the other installed" \
+		bash -c "test $RC = 1 && grep -q 'tg-lve-1.0-1.noarch: its kernel modules cannot be checked' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && rpm --root '$R' --dbpath /var/lib/rpm -q tg-plain && test ! -e '$R$MD/lve.ko'" "$OUT"
+	[ "$RC" = 1 ] || show
+fi
+
 # --- 13. a module that cannot be decoded is refused, never clean --------------------
 mkroot
 rpmx -ivh "$(P tg-trunc)" "$(P tg-plain)"
