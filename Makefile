@@ -37,7 +37,7 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
-LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto liblz4
 LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
