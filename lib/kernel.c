@@ -285,6 +285,21 @@ static const struct kplace config_places[] = {
 	{ "/usr/lib/modules/", "/config" },
 };
 
+/* The kernel image (for its built-in certificates) and a System.map to find them. */
+static const struct kplace image_places[] = {
+	{ "/boot/vmlinuz-", "" },
+	{ "/usr/lib/modules/", "/vmlinuz" },	/* Fedora/RHEL kernel-core, Debian 13 */
+	{ "/lib/modules/", "/vmlinuz" },
+	{ "/boot/vmlinux-", "" },		/* ppc64le, s390x elsewhere */
+	{ "/boot/Image-", "" },
+};
+
+static const struct kplace sysmap_places[] = {
+	{ "/boot/System.map-", "" },
+	{ "/usr/lib/modules/", "/System.map" },
+	{ "/lib/modules/", "/System.map" },
+};
+
 /* @path is PRE RELEASE POST of one of @pl[]: its index, the release in @buf. */
 static int place_match(const struct kplace *pl, size_t n_pl, const char *path, char *buf,
 		       size_t len)
@@ -358,6 +373,35 @@ int tg_kernel_find_symvers(const char *root, const char *release, char *buf, siz
 	r = copy_word(p, strlen(p), buf, len);
 	free(p);
 	return r;
+}
+
+/*
+ * The image is only found here; reading its certificates waits until a
+ * signed module needs them (tg_kernel_keyring()).
+ */
+static int kernel_image(struct tg_kernel *k, const struct tg_kernel_opts *o, const char *root,
+			const struct tg_limits *lim, struct tg_error *err)
+{
+	const char *named[] = { o->image_path, o->sysmap_path };
+
+	for (size_t i = 0; i < TG_ARRAY_SIZE(named); i++)
+		if (named[i] && !is_readable_file(named[i]))
+			return tg_fail(err, -ENOENT, "%s: cannot read the kernel %s", named[i],
+				       i ? "System.map" : "image");
+	k->image_path = o->image_path ? strdup(o->image_path) :
+			k->release ? find_first(root, image_places, TG_ARRAY_SIZE(image_places), k->release) :
+			NULL;
+	if (o->image_path && !k->image_path)
+		return tg_fail(err, -ENOMEM, "out of memory");
+	if (!k->image_path)
+		return 0;
+	k->sysmap_path = o->sysmap_path ? strdup(o->sysmap_path) :
+			 k->release ? find_first(root, sysmap_places, TG_ARRAY_SIZE(sysmap_places), k->release) :
+			 NULL;
+	k->keyring = tg_keyring_lazy(k->image_path, k->sysmap_path, lim);
+	if (!k->keyring || (o->sysmap_path && !k->sysmap_path))
+		return tg_fail(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 /* -------------------------------------------------------------- .config */
@@ -767,6 +811,9 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k->vermagic_source);
 	tg_strv_free_array(k->trusted_keys, k->n_trusted_keys);
 	free(k->trusted_keys_source);
+	free(k->image_path);
+	free(k->sysmap_path);
+	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
 	tg_strv_free_array(k->notes, k->n_notes);
 	free(k);
@@ -963,6 +1010,9 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 	if (r < 0)
 		goto fail;
 	kernel_apply_config(k, have_cfg ? &cfg : NULL);
+	r = kernel_image(k, opts, root, lim, err);
+	if (r < 0)
+		goto fail;
 	if (k->release) {
 		r = learn_from_intree(k, root, lim);
 		if (r == 0)

@@ -72,6 +72,7 @@ static const char builtin_yaml[] =
 	"      scope: module\n"
 	"      reason: \"proposed for module_license_offenders[] in 2024-11 (GPLv3 code declared as GPL); never merged, TUXEDO relicensed\"\n"
 	"trusted_keys: []\n"
+	"trusted_certificates: []\n"
 	"rules:\n"
 	"  - name: unreadable\n"
 	"    when: {error: true}\n"
@@ -147,13 +148,15 @@ struct tg_policy {
 	struct advisory *adv;
 	size_t n_adv, cap_adv;
 	struct tg_strv keys;
+	struct tg_strv certpaths;	/* trusted_certificates: as written */
+	struct tg_keyring *certs;	/* ... and read (NULL when none) */
 	struct rule *rules;
 	size_t n_rules, cap_rules;
 	struct exception *exc;
 	size_t n_exc, cap_exc;
 	enum tg_action def;
 	/* sections present in the file; absent ones come from builtin_yaml */
-	bool has_lic, has_ft, has_adv, has_keys, has_rules, has_def, has_exc;
+	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -635,6 +638,32 @@ static int parse_keys(struct ctx *c, const struct tg_ynode *v)
 	return r;
 }
 
+/* ----------------------------------------------- trusted_certificates: */
+
+/*
+ * Certificate files of keys the target kernel trusts besides its built-in
+ * ones (an enrolled MOK): read now, so that a missing or broken file is a
+ * policy error with its line, and checked like the policy file itself.
+ */
+static int parse_certs(struct ctx *c, const struct tg_ynode *v)
+{
+	int r = get_strlist(c, v, "trusted_certificates", &c->p->certpaths);
+
+	c->p->has_certs = true;
+	if (r == 0 && v->n && tg_keyring_new(&c->p->certs) < 0)
+		r = oom(c);
+	for (size_t i = 0; r == 0 && i < v->n; i++) {
+		struct tg_error e = { 0 };
+
+		if (v->kids[i]->str[0] != '/')
+			r = fail_at(c, v->kids[i], "trusted certificate '%s' must be an absolute path",
+				    v->kids[i]->str);
+		else if (tg_keyring_add_trusted_file(c->p->certs, v->kids[i]->str, &e) < 0)
+			r = fail_at(c, v->kids[i], "trusted certificate %s", e.msg);
+	}
+	return r;
+}
+
 /* ------------------------------------------------------------- rules: */
 
 enum { W_ERROR, W_REFUSED, W_FORCED, W_ADVISORY, W_INCOMPLETE, W_TAINT,
@@ -801,11 +830,12 @@ static int parse_exceptions(struct ctx *c, const struct tg_ynode *v)
 
 /* ---------------------------------------------------------- top level */
 
-enum { T_VERSION, T_KERNEL, T_KEYS, T_RULES, T_DEFAULT, T_EXCEPTIONS };
+enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_EXCEPTIONS };
 static const struct field top_fields[] = {
 	[T_VERSION] = { "taintguard-policy", true },
 	[T_KERNEL] = { "kernel", false },
 	[T_KEYS] = { "trusted_keys", false },
+	[T_CERTS] = { "trusted_certificates", false },
 	[T_RULES] = { "rules", false },
 	[T_DEFAULT] = { "default", false },
 	[T_EXCEPTIONS] = { "exceptions", false },
@@ -825,6 +855,8 @@ static int top_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *
 				kernel_field, NULL);
 	case T_KEYS:
 		return parse_keys(c, v);
+	case T_CERTS:
+		return parse_certs(c, v);
 	case T_RULES:
 		return parse_rules(c, v);
 	case T_DEFAULT:
@@ -907,6 +939,8 @@ void tg_policy_free(struct tg_policy *p)
 	free_ft(p);
 	free_adv(p);
 	tg_strv_free(&p->keys);
+	tg_strv_free(&p->certpaths);
+	tg_keyring_free(p->certs);
 	free_rules(p);
 	free_exc(p);
 	free(p->source);
@@ -933,6 +967,10 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		p->keys = b->keys;
 		b->keys = (struct tg_strv){ NULL, 0, 0 };
 	}
+	if (!p->has_certs) {	/* the built-in list is empty */
+		p->certpaths = b->certpaths;
+		b->certpaths = (struct tg_strv){ NULL, 0, 0 };
+	}
 	if (!p->has_rules)
 		TAKE(p, b, rules, n_rules, cap_rules);
 	if (!p->has_exc)
@@ -951,7 +989,7 @@ static int fill_defaults(struct tg_policy *p, struct tg_error *err)
 	struct tg_limits lim;
 	int r;
 
-	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_rules &&
+	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_certs && p->has_rules &&
 	    p->has_def && p->has_exc)
 		return 0;
 	tg_limits_default(&lim);
@@ -1182,6 +1220,12 @@ size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **key
 	return p->keys.n;
 }
 
+const struct tg_keyring *tg_policy_trusted_certificates(const struct tg_policy *p)
+{
+	p = or_builtin(p);
+	return p ? p->certs : NULL;
+}
+
 static bool bool_match(int want, bool have)
 {
 	return want < 0 || (bool)want == have;
@@ -1373,6 +1417,7 @@ int tg_policy_dump(const struct tg_policy *p, FILE *out)
 	fputs("\ntaintguard-policy: " POLICY_VERSION "\n", out);
 	dump_kernel(p, out);
 	dump_strv(out, "", "  ", "trusted_keys", &p->keys);
+	dump_strv(out, "", "  ", "trusted_certificates", &p->certpaths);
 	dump_rules(p, out);
 	fprintf(out, "default: %s\n", tg_action_name(p->def));
 	dump_exceptions(p, out);
