@@ -766,7 +766,7 @@ int tg_kimage_cert_list(const void *data, size_t len, const char *label, const c
 	if (ret < 0)
 		return tg_fail(err, ret, "%s: %s %s", label, container,
 			       ret == -EPROTONOSUPPORT ? "of boot protocol before 2.08 (no payload offset)" :
-			       "whose payload lies outside the file");
+			       "whose payload lies outside the file (truncated?)");
 	r.zip = kzip_detect(r.payload, r.payload_len);
 	if (r.zip == KZ_BZIP2 || r.zip == KZ_LZO)
 		return tg_fail(err, -EPROTONOSUPPORT, "%s: kernel compressed with %s, which taintguard "
