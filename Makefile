@@ -61,7 +61,7 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package
+FUZZ_NAMES = module decompress symvers policy package kimage
 CLI_LIB_OBJ = $(filter-out $(B)/cli/taintguard.o,$(CLI_OBJ))
 FUZZ_LIBS = $(CLI_LIB_OBJ) $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(JSONC_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)

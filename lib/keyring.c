@@ -301,15 +301,44 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The list found in an image in memory, into @kr; 0 or -errno with @e filled. */
+static int add_image(struct tg_keyring *kr, const void *img, size_t len, const char *label,
+		     const void *map, size_t maplen, const struct tg_limits *lim, struct tg_error *e)
+{
+	unsigned char *list = NULL;
+	size_t llen = 0;
+	char *how = NULL;
+	int r;
+
+	r = tg_kimage_cert_list(img, len, label, map, maplen, lim, &list, &llen, &how, e);
+	if (r == 0) {
+		r = tg_keyring_add_list(kr, list, llen, label);
+		if (r == 0)
+			r = tg_fail(e, -ENOKEY, "%s: its certificate list (%s) holds no certificate "
+				    "the kernel would load", label, how);
+		else if (r > 0)
+			r = 0;
+		else
+			tg_fail(e, r, "%s: out of memory", label);
+	}
+	if (r == 0) {
+		free(kr->source);
+		kr->source = tg_asprintf("%s (%s)", label, how);
+		if (!kr->source)
+			r = tg_fail(e, -ENOMEM, "%s: out of memory", label);
+	}
+	free(list);
+	free(how);
+	return r;
+}
+
 /* Read the image's certificate list into @kr; its error goes to kr->load_msg. */
 static int load_image(struct tg_keyring *kr)
 {
 	struct tg_limits lim;
 	struct tg_error e = { 0 };
 	void *img = NULL, *map = NULL;
-	unsigned char *list = NULL;
-	size_t len = 0, maplen = 0, llen = 0;
-	char *how = NULL, *src;
+	size_t len = 0, maplen = 0;
 	int r;
 
 	tg_limits_default(&lim);
@@ -320,27 +349,9 @@ static int load_image(struct tg_keyring *kr)
 	if (r == 0 && kr->sysmap && tg_read_path(kr->sysmap, lim.max_symvers_size, &map, &maplen, NULL) < 0)
 		map = NULL;
 	if (r == 0)
-		r = tg_kimage_cert_list(img, len, kr->image, map, maplen, &lim, &list, &llen, &how, &e);
+		r = add_image(kr, img, len, kr->image, map, maplen, &lim, &e);
 	free(img);
 	free(map);
-	if (r == 0) {
-		r = tg_keyring_add_list(kr, list, llen, kr->image);
-		if (r == 0)
-			r = tg_fail(&e, -ENOKEY, "%s: its certificate list (%s) holds no certificate "
-				    "the kernel would load", kr->image, how);
-		else if (r > 0)
-			r = 0;
-		else
-			tg_fail(&e, r, "%s: out of memory", kr->image);
-	}
-	if (r == 0) {
-		src = tg_asprintf("%s (%s)", kr->image, how);
-		if (!src)
-			r = tg_fail(&e, -ENOMEM, "%s: out of memory", kr->image);
-		kr->source = src;
-	}
-	free(list);
-	free(how);
 	if (r < 0)
 		snprintf(kr->load_msg, sizeof(kr->load_msg), "%s", e.msg);
 	return r;
@@ -382,6 +393,35 @@ int tg_keyring_load_image(const char *image, const char *sysmap, const struct tg
 		return tg_fail(err, image ? -ENOMEM : -EINVAL, "%s: %s", image ? image : "kernel image",
 			       image ? "out of memory" : "no path");
 	r = tg_keyring_ensure(kr, err);
+	if (r < 0) {
+		tg_keyring_free(kr);
+		return r;
+	}
+	*out = kr;
+	return 0;
+}
+
+int tg_keyring_load_image_mem(const void *data, size_t len, const char *label, const char *sysmap,
+			      size_t maplen, const struct tg_limits *lim, struct tg_keyring **out,
+			      struct tg_error *err)
+{
+	struct tg_limits def;
+	struct tg_keyring *kr = NULL;
+	int r;
+
+	*out = NULL;
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	if (!label)
+		label = "<kernel image>";
+	if (!data || len > lim->max_input_size)
+		return tg_fail(err, data ? -EFBIG : -EINVAL, "%s: %s", label,
+			       data ? "larger than the input size limit" : "no data");
+	if (tg_keyring_new(&kr) < 0)
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	r = add_image(kr, data, len, label, sysmap, sysmap ? maplen : 0, lim, err);
 	if (r < 0) {
 		tg_keyring_free(kr);
 		return r;

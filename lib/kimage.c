@@ -112,7 +112,7 @@ static int kout_room(struct kout *o, size_t need, size_t *avail)
 	if (o->len >= limit)
 		return o->len >= o->want ? 0 : -EFBIG;
 	while (o->size - o->len < need && o->size < limit) {
-		nsize = o->size ? o->size * 2 : 1u << 20;
+		nsize = o->size ? o->size * 2 : 64u << 10;
 		if (nsize < o->size || nsize > limit)
 			nsize = (size_t)limit;
 		np = realloc(o->p, nsize);
@@ -275,7 +275,8 @@ static int unzip(enum kzip z, const unsigned char *in, size_t inlen, uint64_t ca
 	uint64_t hint = inlen >= 8 ? le32(in + inlen - 4) : 0;
 	int r;
 
-	if (hint >= inlen && hint <= cap && hint < want) {
+	/* kernels compress 3-10 times; a larger claim is not believed */
+	if (hint >= inlen && hint / 64 <= inlen && hint <= cap && hint < want) {
 		o.p = malloc((size_t)hint);
 		o.size = o.p ? (size_t)hint : 0;
 	}

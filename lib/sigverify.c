@@ -229,13 +229,16 @@ static bool is_ecdsa(int snid)
 /* 1 verified, 0 does not verify, -1 cannot tell (algorithm or digest not available) */
 static int verify_si(const struct vctx *v, CMS_SignerInfo *si, EVP_PKEY *pk)
 {
-	int dnid = si_digest_nid(si), snid = si_sig_nid(si), kt = EVP_PKEY_get_base_id(pk), r;
+	int dnid = si_digest_nid(si), snid = si_sig_nid(si), kt = pk ? EVP_PKEY_get_base_id(pk) : 0, r;
 	const ASN1_OCTET_STRING *s = CMS_SignerInfo_get0_signature(si);
 	const EVP_MD *md = EVP_get_digestbynid(dnid);
 	const unsigned char *dg = NULL;
 	unsigned dlen = 0;
 	EVP_PKEY_CTX *ctx;
 
+	/* a certificate whose key does not parse fails the message's parse */
+	if (!pk)
+		return 0;
 	/* a key of another type than the signature's fails public_key_verify_signature() */
 	if (snid == NID_rsaEncryption) {
 		if (kt != EVP_PKEY_RSA)
@@ -267,7 +270,7 @@ static int verify_si(const struct vctx *v, CMS_SignerInfo *si, EVP_PKEY *pk)
 
 static int verify_cert(X509 *x, EVP_PKEY *pk)
 {
-	int r = X509_verify(x, pk) == 1;
+	int r = pk && X509_verify(x, pk) == 1;
 
 	ERR_clear_error();
 	return r;

@@ -371,6 +371,10 @@ int tg_keyring_add_mem(struct tg_keyring *kr, const void *data, size_t len, cons
  */
 int tg_keyring_load_image(const char *image, const char *sysmap, const struct tg_limits *lim,
 			  struct tg_keyring **out, struct tg_error *err);
+/* The same for an image in memory (e.g. from a kernel package's payload); @sysmap may be NULL. */
+int tg_keyring_load_image_mem(const void *data, size_t len, const char *label, const char *sysmap,
+			      size_t maplen, const struct tg_limits *lim, struct tg_keyring **out,
+			      struct tg_error *err);
 void tg_keyring_free(struct tg_keyring *kr);
 size_t tg_keyring_count(const struct tg_keyring *kr);
 int tg_keyring_cert(const struct tg_keyring *kr, size_t i, struct tg_cert_info *info);
