@@ -600,6 +600,56 @@ static void test_cert_files(void **state)
 	free_key(&a);
 }
 
+/* trusted_certificates in a policy: read at load time, errors with their line. */
+static void test_policy_certificates(void **state)
+{
+	struct testkey a;
+	struct tg_policy *p = NULL;
+	struct tg_error e = { 0 };
+	char *yaml = NULL, *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+
+	(void)state;
+	make_key(&a, "policy key", "policy.pem");
+	assert_true(asprintf(&yaml, "taintguard-policy: 1\ntrusted_certificates: [\"%s\"]\n", a.pem) > 0);
+	assert_int_equal(tg_policy_load_mem(yaml, strlen(yaml), "t.yaml", NULL, &p, &e), 0);
+	assert_int_equal(tg_keyring_count(tg_policy_trusted_certificates(p)), 1);
+	f = open_memstream(&out, &outlen);
+	assert_int_equal(tg_policy_dump(p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "trusted_certificates:"));
+	assert_non_null(strstr(out, a.pem));
+	free(out);
+	tg_policy_free(p);
+	/* none by default */
+	assert_int_equal(tg_policy_load_mem("taintguard-policy: 1\n", 20, "t.yaml", NULL, &p, &e), 0);
+	assert_null(tg_policy_trusted_certificates(p));
+	tg_policy_free(p);
+	assert_null(tg_policy_trusted_certificates(NULL));
+	/* errors name the policy line and the file */
+	assert_int_equal(tg_policy_load_mem("taintguard-policy: 1\ntrusted_certificates: [mok.der]\n", 52,
+					    "t.yaml", NULL, &p, &e), -EINVAL);
+	assert_string_equal(e.msg, "t.yaml:2:24: trusted certificate 'mok.der' must be an absolute path");
+	assert_int_equal(tg_policy_load_mem("taintguard-policy: 1\ntrusted_certificates: [/nonexistent/mok.der]\n",
+					    65, "t.yaml", NULL, &p, &e), -EINVAL);
+	assert_string_equal(e.msg, "t.yaml:2:24: trusted certificate /nonexistent/mok.der: No such file or directory");
+	free(yaml);
+	assert_true(asprintf(&yaml, "taintguard-policy: 1\ntrusted_certificates:\n  - %s\n", tmpdir) > 0);
+	assert_int_equal(tg_policy_load_mem(yaml, strlen(yaml), "t.yaml", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "t.yaml:3:5: trusted certificate "));
+	free(yaml);
+	/* a file others can write is refused when root reads it */
+	if (geteuid() == 0) {
+		chmod(a.pem, 0666);
+		assert_true(asprintf(&yaml, "taintguard-policy: 1\ntrusted_certificates: [\"%s\"]\n", a.pem) > 0);
+		assert_int_equal(tg_policy_load_mem(yaml, strlen(yaml), "t.yaml", NULL, &p, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "writable by non-root users"));
+		free(yaml);
+	}
+	free_key(&a);
+}
+
 /* ------------------------------------------------------ signature verdicts */
 
 static void expect_sig(const struct tg_verdict *v, const char *signature, bool loads,
@@ -822,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_host_image_broken),
 		cmocka_unit_test(test_synthetic_images),
 		cmocka_unit_test(test_cert_files),
+		cmocka_unit_test(test_policy_certificates),
 		cmocka_unit_test(test_keyring_threads),
 	};
 	const struct CMUnitTest verdicts[] = {
