@@ -376,6 +376,25 @@ int tg_kernel_find_symvers(const char *root, const char *release, char *buf, siz
 }
 
 /*
+ * First of @pl[] that exists as a file, readable or not: an image only root
+ * may read (Ubuntu's are 0600) must fail with "Permission denied" when its
+ * keys are needed, not look absent.
+ */
+static char *find_existing(const char *root, const struct kplace *pl, size_t n, const char *release)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++) {
+		char *p = root_kpath(root, &pl[i], release);
+
+		if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/*
  * The image is only found here; reading its certificates waits until a
  * signed module needs them (tg_kernel_keyring()).
  */
@@ -389,7 +408,7 @@ static int kernel_image(struct tg_kernel *k, const struct tg_kernel_opts *o, con
 			return tg_fail(err, -ENOENT, "%s: cannot read the kernel %s", named[i],
 				       i ? "System.map" : "image");
 	k->image_path = o->image_path ? strdup(o->image_path) :
-			k->release ? find_first(root, image_places, TG_ARRAY_SIZE(image_places), k->release) :
+			k->release ? find_existing(root, image_places, TG_ARRAY_SIZE(image_places), k->release) :
 			NULL;
 	if (o->image_path && !k->image_path)
 		return tg_fail(err, -ENOMEM, "out of memory");

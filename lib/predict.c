@@ -156,7 +156,8 @@ static int verify_signature(struct state *s)
 	case TG_SIGST_NOPKG:
 		s->v->signature = "unsupported";
 		snprintf(s->sig_why, sizeof(s->sig_why), "signature of an unsupported kind: %s", res.why);
-		return 0;
+		s->v->signature_detail = strdup(s->sig_why);
+		return s->v->signature_detail ? 0 : -ENOMEM;
 	case TG_SIGST_UNVERIFIABLE:
 		/* the key is there: the kernel verifies it; taken as valid, not proven */
 		s->sig_ok = true;
@@ -172,7 +173,8 @@ static int verify_signature(struct state *s)
 			 "kernel has (%zu built into %s%s)", signer_text(sig, who, sizeof(who)),
 			 tg_keyring_count(rings[0]), s->k->image_path,
 			 rings[1] ? ", none in trusted_certificates" : "");
-		return 0;
+		s->v->signature_detail = strdup(s->sig_why);
+		return s->v->signature_detail ? 0 : -ENOMEM;
 	}
 	/*
 	 * No certificate decides: the kernel's keys could not be read, or only
@@ -192,9 +194,9 @@ static int verify_signature(struct state *s)
 		r = tg_verdict_add_note(s->v, "signature not verified: the target kernel's trusted keys "
 					"are unknown (%s)", e.msg);
 	if (!s->sig_ok)
-		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s, which is not the key of the "
-			 "kernel's own modules (its built-in keys could not be read)",
-			 signer_text(sig, who, sizeof(who)));
+		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s; the target kernel's built-in "
+			 "keys could not be read and none of its in-tree modules is signed by that key: "
+			 "taken as a key it does not have", signer_text(sig, who, sizeof(who)));
 	return r;
 }
 
