@@ -176,6 +176,7 @@ int tg_keyring_new(struct tg_keyring **out)
 		return -ENOMEM;
 	pthread_mutex_init(&kr->lock, NULL);
 	kr->loaded = true;
+	kr->image_fd = kr->sysmap_fd = -EBADF;
 	return 0;
 }
 
@@ -186,6 +187,10 @@ void tg_keyring_free(struct tg_keyring *kr)
 	for (size_t i = 0; i < kr->n; i++)
 		cert_free(&kr->certs[i]);
 	free(kr->certs);
+	if (kr->image_fd >= 0)
+		close(kr->image_fd);
+	if (kr->sysmap_fd >= 0)
+		close(kr->sysmap_fd);
 	free(kr->image);
 	free(kr->sysmap);
 	free(kr->source);
@@ -284,6 +289,12 @@ struct tg_keyring *tg_keyring_lazy(const char *image, const char *sysmap, const 
 	kr->loaded = false;
 	kr->image = strdup(image);
 	kr->sysmap = sysmap ? strdup(sysmap) : NULL;
+	kr->image_fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (kr->image_fd < 0)
+		kr->image_fd = -errno;
+	kr->sysmap_fd = sysmap ? open(sysmap, O_RDONLY | O_CLOEXEC) : -ENOENT;
+	if (kr->sysmap_fd < 0)
+		kr->sysmap_fd = sysmap ? -errno : -ENOENT;
 	kr->max_input = lim->max_input_size;
 	kr->max_image = lim->max_kernel_image_size;
 	if (!kr->image || (sysmap && !kr->sysmap)) {
@@ -344,9 +355,11 @@ static int load_image(struct tg_keyring *kr)
 	tg_limits_default(&lim);
 	lim.max_input_size = kr->max_input;
 	lim.max_kernel_image_size = kr->max_image;
-	r = tg_read_path(kr->image, lim.max_input_size, &img, &len, &e);
+	r = kr->image_fd < 0 ? tg_fail(&e, kr->image_fd, "%s: %s", kr->image, strerror(-kr->image_fd)) :
+	    tg_read_fd(kr->image_fd, kr->image, lim.max_input_size, &img, &len, &e);
 	/* a System.map that cannot be read only costs the layout search */
-	if (r == 0 && kr->sysmap && tg_read_path(kr->sysmap, lim.max_symvers_size, &map, &maplen, NULL) < 0)
+	if (r == 0 && kr->sysmap_fd >= 0 &&
+	    tg_read_fd(kr->sysmap_fd, kr->sysmap, lim.max_symvers_size, &map, &maplen, NULL) < 0)
 		map = NULL;
 	if (r == 0)
 		r = add_image(kr, img, len, kr->image, map, maplen, &lim, &e);

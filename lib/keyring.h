@@ -34,6 +34,12 @@ struct tg_keyring {
 	int load_err;
 	char load_msg[TG_ERRMAX];
 	char *image, *sysmap;
+	/*
+	 * Opened when the kernel is loaded and read later: a caller that
+	 * changes root in between (the rpm plugin's hooks run chrooted) still
+	 * reads the files it found.  -errno when the open failed.
+	 */
+	int image_fd, sysmap_fd;
 	uint64_t max_input, max_image;
 	double load_ms;
 
