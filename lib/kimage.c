@@ -524,19 +524,19 @@ struct candidate {
 };
 
 /*
- * Is there a system certificate list at @o?  The run of certificates must
- * be followed (after alignment, and after a zeroed extra-certificate area)
- * by its own length; module_cert_size, when there, is 0 or the length of the
+ * Is there a system certificate list at @o (below @hi)?  The run of
+ * certificates must be followed (after alignment, and after the reserved
+ * area of CONFIG_SYSTEM_EXTRA_CERTIFICATE: zeros and its 0/1 "used" flag) by
+ * its own length; module_cert_size, when there, is 0 or the length of the
  * first certificate.
  */
-static bool candidate_at(const struct kimg *k, size_t lo, size_t hi, size_t o, struct candidate *c)
+static bool candidate_at(const struct kimg *k, size_t hi, size_t o, struct candidate *c)
 {
 	unsigned w = k->is64 ? 8 : 4;
 	size_t count, first = 0, len = cert_run(k->p + o, hi - o, &count, &first);
 	size_t q, zeros = 0;
 	uint64_t v;
 
-	(void)lo;
 	if (!count)
 		return false;
 	q = (o + len + 7) & ~(size_t)7;
@@ -546,7 +546,7 @@ static bool candidate_at(const struct kimg *k, size_t lo, size_t hi, size_t o, s
 		v = rd(k, k->p + q, w);
 		if (v == len)
 			break;
-		if (v != 0 || (zeros += 8) > EXTRA_CERT_MAX)
+		if (v > 1 || (zeros += 8) > EXTRA_CERT_MAX)
 			return false;
 		q += 8;
 	}
@@ -566,7 +566,7 @@ static void scan_region(const struct kimg *k, size_t lo, size_t hi, struct candi
 		struct candidate c;
 		const unsigned char *p = k->p + o;
 
-		if (p[0] != 0x30 || p[1] != 0x82 || !candidate_at(k, lo, hi, o, &c))
+		if (p[0] != 0x30 || p[1] != 0x82 || !candidate_at(k, hi, o, &c))
 			continue;
 		/* a list followed by module_cert_size beats one that is not */
 		if (*nbest && best[0].module_size != c.module_size) {
