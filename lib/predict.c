@@ -75,12 +75,13 @@ static bool feature(int tristate, bool when_unknown)
 /* ---------------------------------------------------------- step 1: signature */
 
 /*
- * The signer's identity ("issuer/serial") is one the in-tree modules use, or
- * one the policy lists in trusted_keys.  An identity is a claim, not a
- * proof: it only stands in when no certificate can settle the question, and
- * then the verdict is incomplete.
+ * The signer's identity ("issuer/serial") is one the policy lists in
+ * trusted_keys, or (@intree, when the kernel's own keys are unknown) one its
+ * in-tree modules use.  An identity is a claim, not a proof: it only stands
+ * in when no certificate can settle the question, and then the verdict is
+ * incomplete.
  */
-static bool identity_listed(const struct state *s)
+static bool identity_listed(const struct state *s, bool intree)
 {
 	const struct tg_signature *sig = &s->m->sig;
 	const char *const *pk = NULL;
@@ -91,7 +92,7 @@ static bool identity_listed(const struct state *s)
 	if (!sig->key_id)
 		return false;
 	id = sig->signer ? tg_asprintf("%s/%s", sig->signer, sig->key_id) : NULL;
-	for (size_t i = 0; id && s->k && i < s->k->n_trusted_keys && !ok; i++)
+	for (size_t i = 0; intree && id && s->k && i < s->k->n_trusted_keys && !ok; i++)
 		ok = !strcmp(s->k->trusted_keys[i], id);
 	npk = s->p ? tg_policy_trusted_keys(s->p, &pk) : 0;
 	for (size_t i = 0; i < npk && !ok; i++)
@@ -167,7 +168,7 @@ static int verify_signature(struct state *s)
 	case TG_SIGST_NOKEY:
 		break;
 	}
-	if (keys_known && !identity_listed(s)) {
+	if (keys_known && !identity_listed(s, false)) {
 		s->v->signature = "unknown-key";
 		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s, which is not a key the target "
 			 "kernel has (%zu built into %s%s)", signer_text(sig, who, sizeof(who)),
@@ -182,7 +183,7 @@ static int verify_signature(struct state *s)
 	 * and say the verdict is incomplete: a forged signature carries the
 	 * same identity.
 	 */
-	s->sig_ok = identity_listed(s);
+	s->sig_ok = identity_listed(s, !keys_known);
 	s->v->signature = "unverified";
 	s->v->incomplete = true;
 	if (keys_known)
