@@ -400,7 +400,10 @@ static bool elf_hdr(const struct kimg *k, struct elf_hdr *h)
 	h->shentsize = (unsigned)FLD(k, p, 46, 58, 2, 2);
 	h->shnum = (unsigned)FLD(k, p, 48, 60, 2, 2);
 	h->shstrndx = (unsigned)FLD(k, p, 50, 62, 2, 2);
-	return h->phentsize >= (k->is64 ? 56u : 32u) && h->shentsize >= (k->is64 ? 64u : 40u);
+	/* no section headers (shentsize 0) is fine: they are optional in an executable */
+	if (h->shentsize < (k->is64 ? 64u : 40u))
+		h->shnum = 0;
+	return h->phentsize >= (k->is64 ? 56u : 32u);
 }
 
 /* End of the program header table: what must be decoded to map addresses. */

@@ -111,14 +111,19 @@ static const char *signer_text(const struct tg_signature *sig, char *buf, size_t
 	return buf;
 }
 
+/* The kernel image the kernel's keys came from (a keyring given by a caller may have no path). */
+static const char *kernel_keys_from(const struct tg_kernel *k)
+{
+	return k->image_path ? k->image_path : tg_keyring_source(k->keyring);
+}
+
 /* Where a key of ring @ring comes from, for the verdict. */
 static char *key_origin(const struct state *s, const struct tg_sigresult *res)
 {
-	const struct tg_keyring *ring = res->ring == 0 ? s->k->keyring : tg_policy_trusted_certificates(s->p);
-
 	return tg_asprintf("%s, %s%s)", res->why, res->ring == 0 ? "built into the kernel (" :
 			   "named in the policy's trusted_certificates (",
-			   res->ring == 0 ? s->k->image_path : tg_keyring_source(ring));
+			   res->ring == 0 ? kernel_keys_from(s->k) :
+			   tg_keyring_source(tg_policy_trusted_certificates(s->p)));
 }
 
 /*
@@ -172,7 +177,7 @@ static int verify_signature(struct state *s)
 		s->v->signature = "unknown-key";
 		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s, which is not a key the target "
 			 "kernel has (%zu built into %s%s)", signer_text(sig, who, sizeof(who)),
-			 tg_keyring_count(rings[0]), s->k->image_path,
+			 tg_keyring_count(rings[0]), kernel_keys_from(s->k),
 			 rings[1] ? ", none in trusted_certificates" : "");
 		s->v->signature_detail = strdup(s->sig_why);
 		return s->v->signature_detail ? 0 : -ENOMEM;

@@ -267,7 +267,12 @@ struct tg_kernel {
 	 */
 	char *image_path;
 	char *sysmap_path;
-	struct tg_keyring *keyring;	/* internal */
+	/*
+	 * The image's keyring, read lazily.  A caller that has the image from
+	 * elsewhere (a kernel package's payload) may put a keyring of
+	 * tg_keyring_load_image_mem() here instead; tg_kernel_free() frees it.
+	 */
+	struct tg_keyring *keyring;
 
 	/*
 	 * Module compressions the target system can load, as bits

@@ -825,6 +825,22 @@ static void test_verdict_keys_unknown(void **state)
 		tg_verdict_free_contents(&v);
 		free(ko);
 	}
+	/* no image in the root, but one from elsewhere (a package payload) put in by the caller */
+	tg_kernel_free(f2.k);
+	free(img);
+	img = slurp(HOST_IMAGE, &len);
+	o.image_path = NULL;
+	o.root = tmpdir;
+	assert_int_equal(tg_kernel_load(&o, &k, NULL), 0);
+	assert_null(k->keyring);
+	assert_int_equal(tg_keyring_load_image_mem(img, len, "kernel-image.rpm:/boot/vmlinuz", NULL, 0,
+						   NULL, &k->keyring, NULL), 0);
+	f2.k = k;
+	judge(&f2, fx->dummy, fx->dummy_len, NULL, &v);
+	expect_sig(&v, "verified", true, "", 0, NULL);
+	assert_non_null(strstr(v.signature_detail, "kernel-image.rpm:/boot/vmlinuz"));
+	tg_verdict_free_contents(&v);
+	o.root = NULL;
 	/* an explicitly named image that does not exist is an error of the load */
 	o.image_path = "/nonexistent/vmlinuz";
 	assert_int_equal(tg_kernel_load(&o, &k, NULL), -ENOENT);
