@@ -38,7 +38,7 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
-LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4
 LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
@@ -65,7 +65,7 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package record
+FUZZ_NAMES = module decompress symvers policy package record kimage
 FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30

@@ -10,6 +10,7 @@ PKGS="
   liblzma-dev xz-utils
   libzstd-dev zstd
   zlib1g-dev
+  liblz4-dev lz4
   libssl-dev openssl
   librpm-dev rpm rpm2cpio cpio
   gnupg

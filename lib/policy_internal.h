@@ -71,13 +71,15 @@ struct tg_policy {
 	struct advisory *adv;
 	size_t n_adv, cap_adv;
 	struct tg_strv keys;
+	struct tg_strv certpaths;	/* trusted_certificates: as written */
+	struct tg_keyring *certs;	/* ... and read (NULL when none) */
 	struct rule *rules;
 	size_t n_rules, cap_rules;
 	struct exception *exc;
 	size_t n_exc, cap_exc;
 	enum tg_action def;
 	/* sections present in the file; absent ones come from builtin_yaml */
-	bool has_lic, has_ft, has_adv, has_keys, has_rules, has_def, has_exc;
+	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc;
 };
 
 /*

@@ -247,6 +247,10 @@ pkg tg-three 1.0 "gplok.ko:$MD/a.ko gplok.ko:$MD/b.ko gplok.ko:$MD/c.ko"
 # modules read on worker threads: a mix whose messages must keep payload order
 cp "$MODS/propplain.ko" "$MODS/lve.ko" "$MODS/gplok.ko" "$W/bad/"
 MODS=$W/bad pkg tg-mix 1.0 "propplain.ko:$MD/m1.ko gplok.ko.xz:$MD/m2.ko.xz lve.ko:$MD/m3.ko gplok.ko:$MD/m4.ko propplain.ko:$MD/m5.ko"
+# Signatures verified with the target root's kernel (its /boot/vmlinuz): the
+# distribution's dummy.ko as shipped, and with one signed byte changed.
+pkg tg-distsig 1.0 "dist/dummy.ko:$MD/tgdummy.ko"
+pkg tg-badsig 1.0 "sig/dummy_modified.ko:$MD/tgdummy.ko"
 # (the test root has only dash: copy with builtins)
 pkg tg-swap 1.0 "" --define 'pre_extra while IFS= read -r l; do echo "$l"; done </etc/tg-allow.yaml >/etc/tg-policy.yaml'
 
@@ -768,5 +772,24 @@ if mount -t tmpfs -o size=64k tmpfs "$R/var/lib/taintguard" 2>/dev/null; then
 else
 	echo "# tmpfs mount not permitted here: ENOSPC case not run (ENOTDIR case above ran)"
 fi
+
+# --- 17. signatures: verified with the keys of the target root's kernel image -------------
+mkroot
+mkdir -p "$R/boot"
+cp "/boot/vmlinuz-$K" "$R/boot/"
+rpmx -ivh "$(P tg-badsig)"
+check "signature: a signed module changed after signing is refused (exit $RC)" \
+	bash -c "test $RC = 1 && grep -q 'tg-badsig-1.0-1.noarch: $MD/tgdummy.ko: module dummy refused: .*bad module signature' <<<\"\$0\"" "$OUT"
+check "signature: refused package not installed" ! installed tg-badsig
+rpmx -ivh "$(P tg-distsig)"
+check "signature: the distribution's signed module installs silently (exit $RC)" \
+	bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+check "signature: verified, so no mark record" test ! -e "$(record tg-distsig-1.0-1.noarch)"
+# without the kernel image in the root its keys are unknown: never clean
+mkroot
+rpmx -ivh "$(P tg-distsig)"
+check "signature: no kernel image in the root -> installed but marked, saying why (exit $RC)" \
+	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'trusted keys are unknown' <<<\"\$0\"" "$OUT"
+[ "$fail" -eq 0 ] || show
 
 finish
