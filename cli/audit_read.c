@@ -168,6 +168,10 @@ static int open_pkg(rpmts ts, struct audit_pkg *p, struct pkg_file *pf, char **e
 	memset(pf, 0, sizeof(*pf));
 	if (p->fd >= 0)
 		return pkg_file_open_fd(ts, p->fd, p->url ? p->url : p->location, pf, error);
+	if (!p->file) {
+		*error = strdup("not downloaded");
+		return -ENOENT;
+	}
 	if (!p->checksum)
 		return pkg_file_open(ts, p->file, pf, error);
 	fd = open(p->file, O_RDONLY | O_CLOEXEC);

@@ -152,6 +152,14 @@ static char *local_file(const char *dir, const struct pkg_repo_pkg *e, char **er
 	return pkg_strf("%s%s", e->base, e->location);
 }
 
+/* "/" when @base does not end with one */
+static const char *slash(const char *base)
+{
+	size_t n = strlen(base);
+
+	return n && base[n - 1] == '/' ? "" : "/";
+}
+
 static char *dup_opt(const char *s, bool *oom)
 {
 	char *d = s ? strdup(s) : NULL;
@@ -182,6 +190,11 @@ static int add_entries(struct audit *a, const struct pkg_repo_list *l, const cha
 		p->size = e->size;
 		p->remote = rem;
 		if (!rem && !(p->file = local_file(dir, e, &error)))
+			oom = true;
+		/* where the repository keeps it (a download may come from another mirror) */
+		if (rem && !(p->url = e->base ? pkg_strf("%s%s%s", e->base, slash(e->base), e->location)
+					      : pkg_strf("%s%s%s", pkg_remote_base(rem->r),
+							 slash(pkg_remote_base(rem->r)), e->location)))
 			oom = true;
 		if (oom) {
 			free(error);
@@ -363,9 +376,6 @@ void audit_fetch(struct audit *a, struct audit_pkg **todo, size_t n)
 
 			if (v[i].fd >= 0) {
 				p->fd = v[i].fd;
-				free(p->url);
-				p->url = v[i].url;
-				v[i].url = NULL;
 			} else {
 				audit_pkg_error(p, "download of %s failed: %s", p->location,
 						v[i].error ? v[i].error : "unknown error");

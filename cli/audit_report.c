@@ -569,7 +569,7 @@ int report_sarif(const struct audit *a, FILE *out)
 	fputs("]}},\n    \"results\": [", out);
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		const struct audit_pkg *p = a->pkgs[i];
-		const char *art = p->file ? p->file : NULL;
+		const char *art = p->file ? p->file : p->url;
 
 		if (!audit_pkg_listed(p))
 			continue;

@@ -392,7 +392,7 @@ int cmd_audit(int argc, char **argv)
 			goto out;
 	}
 	n_todo = audit_kernel_carriers(&a, todo);
-	audit_read(&a, todo, n_todo, false);
+	process(&a, todo, n_todo, false);
 	settle(&a);
 	r = audit_judge(&a, ctx);
 	if (r < 0) {

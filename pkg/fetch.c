@@ -30,6 +30,8 @@ struct pkg_remote {
 	LrHandle *h;
 	LrResult *res;
 	char *url;		/* as given, for messages */
+	char *base;		/* the mirror repomd.xml came from */
+	char *why;		/* the last mirror's reason for a failed metadata download */
 	bool local_ok;		/* file:// locations allowed (the repository itself is file://) */
 	uint64_t max_size;
 	bool have_metadata;
@@ -51,12 +53,36 @@ static void quiet(void)
 	}
 }
 
+static int on_md_failure(void *data, const char *msg, const char *url, const char *metadata)
+{
+	struct pkg_remote *r = data;
+
+	(void)metadata;
+	free(r->why);
+	r->why = pkg_strf("%s%s%s", msg ? msg : "failed", url && (!msg || !strstr(msg, url)) ? " at " : "",
+			  url && (!msg || !strstr(msg, url)) ? url : "");
+	return LR_CB_OK;
+}
+
 static char *gerror_take(GError **e, const char *fallback)
 {
 	char *s = strdup(*e && (*e)->message ? (*e)->message : fallback);
 
 	g_clear_error(e);
 	return s;
+}
+
+/* librepo's message, and the last mirror's own reason when librepo's says less ("All mirrors were tried") */
+static char *reason(struct pkg_remote *r, GError **e, const char *fallback)
+{
+	char *why = gerror_take(e, fallback);
+	char *s = r->why && why && !strstr(why, r->why) ? pkg_strf("%s (last: %s)", why, r->why) : NULL;
+
+	if (s) {
+		free(why);
+		return s;
+	}
+	return why;
 }
 
 static bool setopt_ok(LrHandle *h, GError **e, LrHandleOption opt, ...)
@@ -80,6 +106,12 @@ static bool setopt_ok(LrHandle *h, GError **e, LrHandleOption opt, ...)
 		break;
 	case LRO_REPOTYPE:
 		ok = lr_handle_setopt(h, e, opt, va_arg(ap, LrRepotype));
+		break;
+	case LRO_HMFCB:
+		ok = lr_handle_setopt(h, e, opt, va_arg(ap, LrHandleMirrorFailureCb));
+		break;
+	case LRO_PROGRESSDATA:
+		ok = lr_handle_setopt(h, e, opt, va_arg(ap, void *));
 		break;
 	default:
 		ok = lr_handle_setopt(h, e, opt, va_arg(ap, long));
@@ -124,19 +156,32 @@ int pkg_remote_open(const struct pkg_remote_opts *o, struct pkg_remote **out, ch
 	     setopt_ok(r->h, &e, LRO_USERAGENT, "taintguard/" TG_VERSION_STRING) &&
 	     setopt_ok(r->h, &e, LRO_MAXPARALLELDOWNLOADS, 4L) &&
 	     setopt_ok(r->h, &e, LRO_CONNECTTIMEOUT, 30L) &&
+	     setopt_ok(r->h, &e, LRO_PROGRESSDATA, r) && setopt_ok(r->h, &e, LRO_HMFCB, on_md_failure) &&
 	     (!o->ca_cert || setopt_ok(r->h, &e, LRO_SSLCACERT, o->ca_cert));
 	if (ok)
 		ok = lr_handle_perform(r->h, r->res, &e);
 	if (!ok) {
-		char *why = gerror_take(&e, "cannot be fetched");
+		char *why = reason(r, &e, "cannot be fetched");
 
 		*error = pkg_strf("%s: %s", o->url, why ? why : "cannot be fetched");
 		free(why);
 		pkg_remote_free(r);
 		return -EIO;
 	}
+	{
+		LrYumRepo *repo = NULL;
+
+		if (lr_result_getinfo(r->res, &e, LRR_YUM_REPO, &repo) && repo && repo->url)
+			r->base = strdup(repo->url);
+		g_clear_error(&e);
+	}
 	*out = r;
 	return 0;
+}
+
+const char *pkg_remote_base(const struct pkg_remote *r)
+{
+	return r->base ? r->base : r->url;
 }
 
 void pkg_remote_free(struct pkg_remote *r)
@@ -148,6 +193,8 @@ void pkg_remote_free(struct pkg_remote *r)
 	if (r->h)
 		lr_handle_free(r->h);
 	free(r->url);
+	free(r->base);
+	free(r->why);
 	free(r);
 }
 
@@ -208,7 +255,7 @@ int pkg_remote_repodata(struct pkg_remote *r, bool download, struct pkg_repodata
 	if (!r->have_metadata) {
 		if (!setopt_ok(r->h, &e, LRO_YUMDLIST, dl) || !setopt_ok(r->h, &e, LRO_UPDATE, 1L) ||
 		    !lr_handle_perform(r->h, r->res, &e)) {
-			char *why = gerror_take(&e, "cannot be fetched");
+			char *why = reason(r, &e, "cannot be fetched");
 
 			*error = pkg_strf("%s: metadata: %s", r->url, why ? why : "cannot be fetched");
 			free(why);

@@ -398,6 +398,8 @@ struct pkg_remote;
 int pkg_remote_open(const struct pkg_remote_opts *o, struct pkg_remote **out, char **error);
 void pkg_remote_free(struct pkg_remote *r);
 const char *pkg_remote_url(const struct pkg_remote *r);
+/* The base URL of the mirror repomd.xml came from (packages are below it unless they say). */
+const char *pkg_remote_base(const struct pkg_remote *r);
 /*
  * What repomd.xml says of primary and filelists: their checksums always;
  * with @download, the files too (fetched once, verified), their paths set.
