@@ -10,6 +10,8 @@
  *   {"taintguard": VERSION, "format": "audit/1",
  *    "packages": [{
  *       "package": NAME|null (null: unowned modules), "nevra", "file" (.rpm or null),
+ *       "url": where its repository keeps it (remote repositories) or null,
+ *       "checksum": "TYPE:HEX" from repository metadata (verified when read) or null,
  *       "owned": bool, "installed": bool, "license_tag": RPM License:,
  *       "action": allow|mark|deny (worst module), "status": action or "error",
  *       "error": package-level error or null (header digest, payload corruption, ...),
@@ -26,6 +28,11 @@
  *    "summary": {"packages", "modules", "deny", "mark", "allow", "error",
  *                "skipped_without_modules"}}
  *   A symvers LABEL from the audited set is "NEVRA:/path/in/package".
+ *
+ * JSON lines (--format jsonl): one package object as above per line, with
+ *   "record": "package" first, then {"record": "summary", "taintguard",
+ *   "format": "audit-jsonl/1", and the summary's counts}.  Lines of packages
+ *   that failed with nothing to judge come as soon as they fail (cmd_audit.c).
  *
  * JUnit: <testsuites><testsuite>, one <testcase name=NEVRA file=RPM> per
  *   package with <properties> (package, nevra, action, status, license_tag,

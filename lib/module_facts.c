@@ -61,7 +61,7 @@ struct wb {
 
 static void put(struct wb *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || n == 0)
 		return;
 	if (n > b->cap - b->n) {
 		size_t nc = b->cap ? b->cap : 4096;
