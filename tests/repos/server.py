@@ -57,6 +57,7 @@ def main():
                     log.write("GET %s 200 %d cut\n" % (path, len(data) // 2))
                     self.close_connection = True
                     return
+                log.write("GET %s 200 0 slow-start\n" % path)
                 for i in range(0, len(data), 4096):
                     self.wfile.write(data[i:i + 4096])
                     self.wfile.flush()
