@@ -12,7 +12,12 @@
 # Bytes read are counted from the server's log (the sizes of the files
 # requested).  See bench/README.md.
 #
-#   bench/repo-bench.sh          REPS=3 B=build
+# BIG=1 adds bench/audit-bench.sh's package of every module of the installed
+# kernel (4,023 modules in a 104 MB rpm, zstd; built once, cached in
+# bench/out/): a repository with a kernel-sized package, where the cache
+# saves the most.
+#
+#   bench/repo-bench.sh          REPS=3 B=build BIG=1
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -30,6 +35,13 @@ echo "# building the repository (tests/repos/mkrepo.sh; the fillers are cached)"
 tests/repos/mkrepo.sh "$T" >&2
 W=$T/www
 R=$W/repo
+if [ -n "${BIG:-}" ]; then
+	KVER=${KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+	big=$TOP/bench/out/kmods-$KVER-zst.rpm
+	[ -f "$big" ] || BUILD_ONLY=1 bench/audit-bench.sh zst >&2
+	cp "$big" "$R/Packages/k/"
+	createrepo_c -q --update --workers 2 "$R" >&2
+fi
 python3 -u -m http.server --bind 127.0.0.1 0 --directory "$W" >"$T/http.out" 2>"$T/http.log" &
 SRV=$!
 for _ in $(seq 50); do grep -q ' port ' "$T/http.out" 2>/dev/null && break; sleep 0.1; done

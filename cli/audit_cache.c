@@ -188,10 +188,31 @@ static void record_free(struct record *r)
 	free(r->klen);
 }
 
+/* Module facts decoded on the pool: a kernel package's record holds thousands. */
+struct facts_job {
+	const struct tg_limits *lim;
+	const void **facts;
+	size_t *flen;
+	struct tg_module **mods;
+	bool *bad;
+};
+
+static void facts_one(size_t i, unsigned worker, void *data)
+{
+	struct facts_job *j = data;
+	struct tg_error err = { 0 };
+
+	(void)worker;
+	if (tg_module_facts_read(j->facts[i], j->flen[i], j->lim, &j->mods[i], &err) < 0)
+		j->bad[i] = true;
+}
+
 /* 0, or a reason it is not a valid record. */
 static const char *decode(struct audit *a, const void *body, size_t len, struct record *r)
 {
 	struct pkg_rbuf b = { .p = body, .n = len };
+	struct facts_job job = { .lim = &a->o.limits };
+	const char *why = NULL;
 	uint32_t n;
 
 	if (pkg_r_u32(&b) != RECORD_VERSION)
@@ -212,21 +233,36 @@ static const char *decode(struct audit *a, const void *body, size_t len, struct 
 		return "bad module count";
 	r->paths = calloc(n ? n : 1, sizeof(*r->paths));
 	r->mods = calloc(n ? n : 1, sizeof(*r->mods));
-	if (!r->paths || !r->mods)
-		return "out of memory";
+	job.facts = calloc(n ? n : 1, sizeof(*job.facts));
+	job.flen = calloc(n ? n : 1, sizeof(*job.flen));
+	job.bad = calloc(n ? n : 1, sizeof(*job.bad));
+	job.mods = r->mods;
+	if (!r->paths || !r->mods || !job.facts || !job.flen || !job.bad) {
+		why = "out of memory";
+		goto out;
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct tg_error err = { 0 };
-		const void *facts;
-		size_t flen;
-
 		r->n_mods++;
 		r->paths[i] = pkg_r_str(&b, MAX_FIELD);
-		facts = pkg_r_bytes(&b, &flen, a->o.limits.max_module_size);
-		if (b.bad || !r->paths[i])
-			return "bad module entry";
-		if (tg_module_facts_read(facts, flen, &a->o.limits, &r->mods[i], &err) < 0)
-			return "module facts do not decode";
+		job.facts[i] = pkg_r_bytes(&b, &job.flen[i], a->o.limits.max_module_size);
+		if (b.bad || !r->paths[i]) {
+			why = "bad module entry";
+			goto out;
+		}
 	}
+	if (n && tg_parallel(n, a->o.jobs, facts_one, &job) < 0) {
+		why = "out of memory";
+		goto out;
+	}
+	for (uint32_t i = 0; i < n && !why; i++)
+		if (job.bad[i])
+			why = "module facts do not decode";
+out:
+	free(job.facts);
+	free(job.flen);
+	free(job.bad);
+	if (why)
+		return why;
 	n = pkg_r_u32(&b);
 	if (b.bad || n > MAX_KFILES || n > len / 8)
 		return "bad kernel file count";
