@@ -58,31 +58,35 @@ bytes_since() {
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-declare -A TIMES BYTES
+declare -A TIMES BYTES CPU
 for rep in $(seq "$REPS"); do
 	rm -rf "$T/cache" "$T/mirror"
 	m=$(wc -l <"$T/http.log")
 	s=$(now)
-	"$TG" audit -q --policy "$POLICY" --cache "$T/cache" --format json "$URL" >"$T/url.json" 2>/dev/null || true
+	/usr/bin/time -f "%U %S" -o "$T/cpu" "$TG" audit -q --policy "$POLICY" --cache "$T/cache" --format json "$URL" >"$T/url.json" 2>/dev/null || true
 	TIMES[url]+="$(awk -v s="$s" -v e="$(now)" 'BEGIN { print e - s }') "
+	CPU[url]+="$(awk 'END { print $1 + $2 }' "$T/cpu") "
 	BYTES[url]=$(bytes_since "$m")
 
 	m=$(wc -l <"$T/http.log")
 	s=$(now)
-	"$TG" audit -q --policy "$POLICY" --cache "$T/cache" --format json "$URL" >"$T/cached.json" 2>/dev/null || true
+	/usr/bin/time -f "%U %S" -o "$T/cpu" "$TG" audit -q --policy "$POLICY" --cache "$T/cache" --format json "$URL" >"$T/cached.json" 2>/dev/null || true
 	TIMES[cached]+="$(awk -v s="$s" -v e="$(now)" 'BEGIN { print e - s }') "
+	CPU[cached]+="$(awk 'END { print $1 + $2 }' "$T/cpu") "
 	BYTES[cached]=$(bytes_since "$m")
 
 	m=$(wc -l <"$T/http.log")
 	s=$(now)
 	wget -q -r -np -nH --reject 'index.html*' -P "$T/mirror" "$URL"
-	"$TG" audit -q --policy "$POLICY" --no-cache --format json "$T/mirror/repo" >"$T/mirror.json" 2>/dev/null || true
+	/usr/bin/time -f "%U %S" -o "$T/cpu" "$TG" audit -q --policy "$POLICY" --no-cache --format json "$T/mirror/repo" >"$T/mirror.json" 2>/dev/null || true
 	TIMES[mirror]+="$(awk -v s="$s" -v e="$(now)" 'BEGIN { print e - s }') "
+	CPU[mirror]+="$(awk 'END { print $1 + $2 }' "$T/cpu") "
 	BYTES[mirror]=$(bytes_since "$m")
 done
-declare -A MED
+declare -A MED MCPU
 for k in url cached mirror; do
 	MED[$k]=$(echo "${TIMES[$k]}" | tr ' ' '\n' | grep . | median)
+	MCPU[$k]=$(echo "${CPU[$k]}" | tr ' ' '\n' | grep . | median)
 done
 same=no
 python3 - "$T/url.json" "$T/mirror.json" "$T/cached.json" <<'EOF' && same=yes
@@ -94,14 +98,15 @@ a, b, c = (v(f) for f in sys.argv[1:])
 sys.exit(0 if a == b == c else 1)
 EOF
 
-printf '== repository: %d packages, %d bytes, served by python3 -m http.server on 127.0.0.1; %s CPUs; median of %d runs\n' \
-	"$NPKG" "$REPO_BYTES" "$(nproc)" "$REPS"
-printf '%-44s %8.2f s %12d bytes (%5.1f %% of the repository)\n' "taintguard audit URL (empty cache)" \
-	"${MED[url]}" "${BYTES[url]}" "$(awk -v a="${BYTES[url]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
-printf '%-44s %8.2f s %12d bytes (%5.1f %%)\n' "wget -r, then taintguard audit the copy" \
-	"${MED[mirror]}" "${BYTES[mirror]}" "$(awk -v a="${BYTES[mirror]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
-printf '%-44s %8.2f s %12d bytes (%5.1f %%)\n' "taintguard audit URL again (cached)" \
-	"${MED[cached]}" "${BYTES[cached]}" "$(awk -v a="${BYTES[cached]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
+printf '== repository: %d packages, %d bytes, served by python3 -m http.server on 127.0.0.1; %s CPUs; load %s; median of %d runs\n' \
+	"$NPKG" "$REPO_BYTES" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$REPS"
+printf '%-42s %7s %14s %13s\n' "" "wall" "taintguard CPU" "bytes read"
+printf '%-42s %7.2f s %12.2f s %13d (%5.1f %% of the repository)\n' "taintguard audit URL (empty cache)" \
+	"${MED[url]}" "${MCPU[url]}" "${BYTES[url]}" "$(awk -v a="${BYTES[url]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
+printf '%-42s %7.2f s %12.2f s %13d (%5.1f %%)\n' "wget -r, then taintguard audit the copy" \
+	"${MED[mirror]}" "${MCPU[mirror]}" "${BYTES[mirror]}" "$(awk -v a="${BYTES[mirror]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
+printf '%-42s %7.2f s %12.2f s %13d (%5.1f %%)\n' "taintguard audit URL again (cached)" \
+	"${MED[cached]}" "${MCPU[cached]}" "${BYTES[cached]}" "$(awk -v a="${BYTES[cached]}" -v b="$REPO_BYTES" 'BEGIN { print 100 * a / b }')"
 awk -v u="${MED[url]}" -v m="${MED[mirror]}" -v c="${MED[cached]}" -v bu="${BYTES[url]}" -v bm="${BYTES[mirror]}" \
 	-v r="$REPO_BYTES" 'BEGIN {
 	printf "mirror+audit / URL audit   = %.1fx time, %.1fx bytes\n", m / u, bm / bu

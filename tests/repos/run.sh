@@ -420,6 +420,47 @@ else
 	notok "a test CA and server certificate made with openssl"
 fi
 
+# ------------------------------------------------------ xml:base locations
+# a package whose location names another base: an http one is followed, a
+# file:// one (this machine's files, from a remote repository's metadata) is not
+mkdir -p "$W/based" && cp -r "$R/repodata" "$W/based/" && ln -s "$R/Packages" "$W/based/Packages"
+python3 - "$W/based" "$PORT" <<'EOF'
+import glob, gzip, hashlib, os, re, sys
+d, port = sys.argv[1], sys.argv[2]
+md_path = os.path.join(d, "repodata", "repomd.xml")
+md = open(md_path).read()
+old = glob.glob(os.path.join(d, "repodata", "*-primary.xml.gz"))[0]
+pr = gzip.open(old).read().decode()
+pr = pr.replace('<location href="Packages/k/kmod-gplok-1.0-1.noarch.rpm"/>',
+                '<location xml:base="file:///tmp/elsewhere/" href="Packages/k/kmod-gplok-1.0-1.noarch.rpm"/>')
+pr = pr.replace('<location href="Packages/k/kmod-lve-1.0-1.noarch.rpm"/>',
+                '<location xml:base="http://127.0.0.1:%s/repo/" href="Packages/k/kmod-lve-1.0-1.noarch.rpm"/>' % port)
+assert pr.count("xml:base") == 2, pr.count("xml:base")
+z = gzip.compress(pr.encode(), mtime=0)
+sha = hashlib.sha256(z).hexdigest()
+new = os.path.join(d, "repodata", "%s-primary.xml.gz" % sha)
+os.unlink(old)
+open(new, "wb").write(z)
+block = re.search(r'<data type="primary">.*?</data>', md, re.S).group(0)
+nb = re.sub(r'<checksum type="sha256">[0-9a-f]+</checksum>', '<checksum type="sha256">%s</checksum>' % sha, block, count=1)
+nb = re.sub(r'href="[^"]*"', 'href="repodata/%s"' % os.path.basename(new), nb)
+nb = re.sub(r'<size>\d+</size>', '<size>%d</size>' % len(z), nb, count=1)
+open(md_path, "w").write(md.replace(block, nb))
+EOF
+m=$(mark)
+tga --no-cache --format json "http://127.0.0.1:$PORT/based/" >"$T/based.json" 2>"$T/based.err"
+rc=$?
+check "xml:base: an http base is followed, a file:// one from a remote repository is refused (exit 3)" \
+	py "$T/based.json" "$rc" "$(gets "$m" '/repo/Packages/k/kmod-lve')" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "3" and sys.argv[3] == "1", sys.argv[2:]
+p = {x["package"]: x for x in d["packages"]}
+assert p["kmod-lve"]["status"] == "deny" and "/repo/Packages/k/kmod-lve" in p["kmod-lve"]["url"], p["kmod-lve"]
+g = p["kmod-gplok"]
+assert g["status"] == "error" and "file:///tmp/elsewhere/" in g["error"] and "not fetched" in g["error"], g
+EOF
+
 # ----------------------------------------------------- zstd-compressed metadata
 cp -r "$R" "$T/zrepo"
 python3 - "$T/zrepo" <<'EOF'
