@@ -48,6 +48,27 @@ RPM_VERSION := $(shell $(PKG_CONFIG) --modversion rpm 2>/dev/null)
 RPM_VERSION_NUM := $(shell echo '$(RPM_VERSION)' | awk -F. '{ printf "%d", $$1 * 10000 + $$2 * 100 + $$3 }')
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
+# Repository metadata and downloads (pkg/repo.c, pkg/fetch.c): createrepo_c's
+# parsers and librepo.  Only taintguard-audit and the repodata fuzz harness
+# link them (the rpm plugin takes nothing of that from libtgpkg.a).  On
+# Debian 12 createrepo_c's headers come from CREATEREPO_C_DIR (.ci/deps.sh
+# says why); where its -dev package installs, pkg-config finds it.
+CREATEREPO_C_DIR ?= /opt/taintguard-build/createrepo_c
+ifeq ($(shell $(PKG_CONFIG) --exists createrepo_c 2>/dev/null && echo y),y)
+CRC_CFLAGS := $(shell $(PKG_CONFIG) --cflags createrepo_c)
+CRC_LIBS   := -lcreaterepo_c
+else
+CRC_CFLAGS := -I$(CREATEREPO_C_DIR)/include
+CRC_LIBS   := -l:libcreaterepo_c.so.0
+endif
+REPO_CFLAGS := $(shell $(PKG_CONFIG) --cflags librepo glib-2.0 2>/dev/null) $(CRC_CFLAGS)
+REPO_LIBS   := $(shell $(PKG_CONFIG) --libs librepo glib-2.0 2>/dev/null) $(CRC_LIBS)
+# What the package reader is: cached facts of packages (pkg/cache.c) are only
+# believed when written by the same reader code (sources hashed).
+READER_SRC = $(sort $(wildcard lib/module*.c lib/signature.c lib/decompress.c lib/strpool.c lib/kernel_places.c \
+	pkg/classify.c pkg/module.c pkg/files.c pkg/payload.c pkg/decode.c pkg/rpm.c pkg/repo.c)) lib/taintguard.h
+READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
+
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 # pkg/: reading rpm packages (librpm), a private static library of the front ends
@@ -65,8 +86,8 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package record kimage
-FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+FUZZ_NAMES = module decompress symvers policy package record kimage repodata facts
+FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
 
@@ -84,6 +105,8 @@ all: $(TARGETS)
 # rebuild when PREFIX/DATADIR/SYSCONFDIR change between make and make install.
 PATHS_STAMP = $(B)/paths.stamp
 $(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' > $(PATHS_STAMP))
+READER_STAMP = $(B)/reader.stamp
+$(shell echo '$(READER_ID)' | cmp -s - $(READER_STAMP) || echo '$(READER_ID)' > $(READER_STAMP))
 
 # Hidden by default: only what lib/taintguard.h declares is exported (see lib/libtaintguard.map).
 $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
@@ -92,7 +115,10 @@ $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 
 $(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
+
+$(B)/pkg/cache.o: $(READER_STAMP)
+$(B)/pkg/cache.o: CPPFLAGS += -DTG_READER_ID='"$(READER_ID)"'
 
 $(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
@@ -126,7 +152,7 @@ $(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
 
 $(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 
 $(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)

@@ -21,6 +21,8 @@ PKGS="
   dkms
   qemu-system-x86 busybox-static
   createrepo-c
+  librepo-dev libcreaterepo-c0 libglib2.0-dev
+  wget
   clang libclang-rt-14-dev valgrind
   python3 man-db groff-base
   mmdebstrap
@@ -32,3 +34,23 @@ fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
+
+# createrepo_c's headers.  On Debian 12 libcreaterepo-c-dev cannot be installed
+# beside librepo-dev: it needs libcurl4-openssl-dev, librepo-dev needs
+# libcurl4-gnutls-dev, and the two conflict.  The library itself
+# (libcreaterepo-c0) is installed above; the headers of the same version are
+# taken from its -dev package (downloaded and checked by apt) and unpacked into
+# a directory of their own that the Makefile knows (CREATEREPO_C_DIR).  Where
+# the -dev package installs (Fedora, Debian 13) pkg-config finds it instead.
+CRC_DIR=${CREATEREPO_C_DIR:-/opt/taintguard-build/createrepo_c}
+if ! pkg-config --exists createrepo_c && [ ! -f "$CRC_DIR/include/createrepo_c/xml_parser.h" ]; then
+	v=$(dpkg-query -W -f='${Version}' libcreaterepo-c0)
+	t=$(mktemp -d)
+	chown _apt "$t" 2>/dev/null || true
+	(cd "$t" && apt-get download -qq "libcreaterepo-c-dev=$v" >/dev/null)
+	mkdir -p "$t/x" "$CRC_DIR"
+	dpkg-deb -x "$t"/libcreaterepo-c-dev_*.deb "$t/x"
+	rm -rf "$CRC_DIR/include"
+	cp -r "$t/x/usr/include" "$CRC_DIR/include"
+	rm -rf "$t"
+fi

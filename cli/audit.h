@@ -7,16 +7,21 @@
  *
  * cmd_audit.c     options, the order of the phases, exit code
  * audit_model.c   packages and modules of an audit
- * audit_input.c   what to audit: .rpm files, directories, repositories, the installed system
+ * audit_input.c   what to audit: .rpm files, directories, the installed system
+ * audit_repo.c    repositories, local and remote (URLs, metalinks, mirrorlists):
+ *                 their metadata, the packages that matter, downloads
+ * audit_cache.c   the cache: what reading a package found, kept by its checksum
  * audit_read.c    reading packages on the thread pool (headers, payloads, modules)
  * audit_judge.c   target kernels, the set judged as one, results per package
- * audit_report.c  text, JSON, JUnit and SARIF output
+ * audit_report.c  text, JSON, JSON lines, JUnit and SARIF output
  */
 #ifndef TG_AUDIT_H
 #define TG_AUDIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -42,9 +47,20 @@ struct target {			/* one kernel a package was judged against */
 	const char *config;	/* the kernel .config used, NULL none */
 };
 
+struct audit_remote;
+
 struct audit_pkg {
-	char *file;		/* .rpm file, NULL for rpmdb / unowned */
+	char *file;		/* .rpm file, NULL for rpmdb / unowned / remote */
 	char *location;		/* repodata location (for messages) */
+	/* from repository metadata */
+	char *checksum;		/* "TYPE:HEX" of the .rpm: verified when read, the cache's key */
+	uint64_t size;		/* bytes of the .rpm (0 unknown) */
+	char *base;		/* xml:base of its location, NULL when none */
+	struct audit_remote *remote;	/* where to download it from, NULL when local */
+	char *url;		/* where it was downloaded from */
+	int fd;			/* downloaded: the verified package in memory, else -1 */
+	bool cached;		/* its facts came from the cache: not read */
+	bool reported;		/* --format jsonl: its line was written early */
 	char *name, *nevra, *license;
 	bool unowned;		/* pseudo package: modules no package owns */
 	bool installed;
@@ -63,6 +79,7 @@ struct audit_pkg {
 	 */
 	bool oot_modules;
 	bool read_payload;	/* phase B: a kernel file is needed from this package */
+	bool modules_read;	/* its payload's module candidates were all read */
 
 	struct audit_module **mods;
 	size_t n_mods, cap_mods;
@@ -80,6 +97,17 @@ struct audit {
 	struct cli_opts o;
 	const char *dbpath;
 	bool installed, excludes;
+	bool jsonl;		/* --format jsonl */
+	const char *ca_cert;	/* --ca-cert */
+	const char *cache_dir;	/* --cache, NULL: the default */
+	bool no_cache;		/* --no-cache */
+	struct pkg_cache *cache;
+	char *keyring_id;	/* what signatures were checked against (cached records carry it) */
+	struct audit_remote **remotes;
+	size_t n_remotes;
+	char *tmpdir;		/* private, for remote metadata; removed by audit_free() */
+	int reaper_fd;		/* its reaper removes it if this process dies first */
+	pid_t reaper_pid;
 	struct audit_pkg **pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t n_skipped;	/* packages without modules */
@@ -102,8 +130,36 @@ void audit_kernel_file(struct audit *a, struct audit_pkg *p, const char *path,
 void audit_free(struct audit *a);
 
 /* ----------------------------------------------------- audit_input.c */
-/* A .rpm file, a directory of them (recursive) or a repository. */
+/* A .rpm file, a directory of them (recursive), a repository or a URL. */
 int audit_collect(struct audit *a, const char *path);
+
+/* ------------------------------------------------------ audit_repo.c */
+/* True for scheme://... */
+bool audit_is_url(const char *s);
+/* A local repository (a directory with repodata/). */
+int audit_repo_local(struct audit *a, const char *dir);
+/* A remote repository: base URL, metalink or mirrorlist. */
+int audit_repo_remote(struct audit *a, const char *url, enum pkg_remote_kind kind);
+/*
+ * Download the remote packages among @todo (verified, into memory: p->fd),
+ * or say why not in p->error.
+ */
+void audit_fetch(struct audit *a, struct audit_pkg **todo, size_t n);
+/* The remote repositories and the private directory. */
+void audit_repo_free(struct audit *a);
+
+/* ----------------------------------------------------- audit_cache.c */
+/* The cache directory (--cache, the default, or none): a warning when unusable. */
+void audit_cache_open(struct audit *a);
+/* The package's record, when the cache has a valid one: p filled, p->cached set. */
+bool audit_cache_load(struct audit *a, struct audit_pkg *p);
+/* The record of a package that was read completely without an error. */
+void audit_cache_store(struct audit *a, struct audit_pkg *p);
+/* A repository's scan by its metadata's checksums (pkg_repodata sums). */
+bool audit_cache_scan_get(struct audit *a, const struct pkg_repodata *rd, struct pkg_repo_list *l);
+void audit_cache_scan_put(struct audit *a, const struct pkg_repodata *rd, const struct pkg_repo_list *l);
+/* Corrupt entries and write failures, said once; statistics with --verbose. */
+void audit_cache_close(struct audit *a);
 /* --installed: the rpmdb's packages owning modules, unowned modules, all read from disk. */
 int audit_scan_installed(struct audit *a);
 
@@ -127,5 +183,8 @@ int report_json(const struct audit *a, FILE *out);
 int report_junit(const struct audit *a, FILE *out);
 int report_sarif(const struct audit *a, FILE *out);
 int report_excludes(const struct audit *a, FILE *out);
+/* --format jsonl: one package's line (flushed), and the closing summary line. */
+int report_jsonl_package(const struct audit *a, const struct audit_pkg *p, FILE *out);
+int report_jsonl_summary(const struct audit *a, FILE *out);
 
 #endif

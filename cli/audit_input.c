@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * taintguard audit: what to audit.  A .rpm file, a directory of them
- * (recursive, sorted), a yum/dnf repository (its filelists say which
- * packages carry modules: only those are opened), or the installed system
- * (the rpmdb's packages that own modules, and the module files no package
- * owns: DKMS output, weak-updates links).
+ * (recursive, sorted), a yum/dnf repository, local or remote (audit_repo.c),
+ * or the installed system (the rpmdb's packages that own modules, and the
+ * module files no package owns: DKMS output, weak-updates links).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -111,52 +110,18 @@ static int walk_rpms(struct audit *a, const char *dir, int depth)
 	return r;
 }
 
-/* ------------------------------------------------------ repositories */
-
-/* A package the repository's file lists say carries modules or kernel files. */
-static int add_repo_entry(void *ctx, const struct pkg_repo_entry *e)
-{
-	struct audit *a = ctx;
-	struct audit_pkg *p = audit_pkg_new(a);
-
-	if (!p || !(p->location = strdup(e->location)) || !(p->file = strdup(e->file)) ||
-	    (e->name && !(p->name = strdup(e->name))))
-		return -ENOMEM;
-	if (e->error)
-		audit_pkg_error(p, "%s", e->error);
-	p->has_modules = e->modules;
-	p->oot_modules = e->oot;
-	p->has_kernel_files = e->n_kernel_files && !e->oot;
-	for (size_t i = 0; i < e->n_kernel_files; i++) {
-		struct pkg_class c;
-
-		if (pkg_classify(e->kernel_files[i], &c) == PKG_SYMVERS || c.kind == PKG_CONFIG)
-			audit_kernel_file(a, p, e->kernel_files[i], &c, NULL, 0);
-	}
-	return 0;
-}
-
-static int scan_repo(struct audit *a, const char *dir)
-{
-	char *error = NULL;
-	int r = pkg_repo_scan(dir, add_repo_entry, a, &a->n_skipped, &error);
-
-	if (r < 0)
-		cli_error("%s", error ? error : strerror(-r));
-	free(error);
-	return r;
-}
-
 int audit_collect(struct audit *a, const char *path)
 {
 	struct stat st;
 
+	if (audit_is_url(path))
+		return audit_repo_remote(a, path, PKG_REMOTE_BASEURL);
 	if (stat(path, &st) < 0) {
 		cli_error("%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (S_ISDIR(st.st_mode))
-		return pkg_repo_detect(path) ? scan_repo(a, path) : walk_rpms(a, path, 0);
+		return pkg_repo_detect(path) ? audit_repo_local(a, path) : walk_rpms(a, path, 0);
 	return add_rpm_file(a, path);
 }
 

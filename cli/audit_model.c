@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit.h"
 
@@ -18,6 +19,7 @@ struct audit_pkg *audit_pkg_new(struct audit *a)
 
 	if (!p)
 		return NULL;
+	p->fd = -1;
 	pthread_mutex_lock(&model_lock);
 	if (a->n_pkgs == a->cap_pkgs) {
 		size_t nc = a->cap_pkgs ? a->cap_pkgs * 2 : 32;
@@ -115,6 +117,9 @@ void audit_pkg_free(struct audit_pkg *p)
 	free(p->mods);
 	free(p->file), free(p->location), free(p->name), free(p->nevra), free(p->license);
 	free(p->sig_info), free(p->error), free(p->targets);
+	free(p->checksum), free(p->base), free(p->url);
+	if (p->fd >= 0)
+		close(p->fd);
 	free(p);
 }
 

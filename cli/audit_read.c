@@ -10,6 +10,7 @@
  * so the output never depends on --jobs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,41 @@ static void stream(struct one *o, struct pkg_file *pf, const struct pkg_files_fa
 				f->n_prepared - o->seen, f->n_prepared);
 }
 
+/*
+ * Open the package: a download (already verified against the repository's
+ * checksum), or a local file, verified against the repository's checksum
+ * when it comes from one, on the descriptor that is then read: the bytes
+ * checked are the bytes judged.
+ */
+static int open_pkg(rpmts ts, struct audit_pkg *p, struct pkg_file *pf, char **error)
+{
+	char *why = NULL;
+	int fd, r;
+
+	memset(pf, 0, sizeof(*pf));
+	if (p->fd >= 0)
+		return pkg_file_open_fd(ts, p->fd, p->url ? p->url : p->location, pf, error);
+	if (!p->file) {
+		*error = strdup("not downloaded");
+		return -ENOENT;
+	}
+	if (!p->checksum)
+		return pkg_file_open(ts, p->file, pf, error);
+	fd = open(p->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*error = pkg_strf("%s", strerror(errno));
+		return -errno;
+	}
+	r = pkg_checksum_fd(fd, p->checksum, &why);
+	if (r == 0)
+		r = pkg_file_open_fd(ts, fd, p->file, pf, error);
+	else
+		*error = why ? pkg_strf("repository metadata: %s", why) : strdup(strerror(-r));
+	free(why);
+	close(fd);
+	return r;
+}
+
 static void read_one(size_t i, unsigned worker, void *data)
 {
 	struct reader *rd = data;
@@ -168,7 +204,7 @@ static void read_one(size_t i, unsigned worker, void *data)
 		audit_pkg_error(p, "cannot create an rpm transaction set");
 		goto out;
 	}
-	if (pkg_file_open(rd->ts[worker], p->file, &pf, &error) < 0) {
+	if (open_pkg(rd->ts[worker], p, &pf, &error) < 0) {
 		p->sig = pf.sig;
 		audit_pkg_error(p, "%s", error);
 		free(error);
@@ -186,6 +222,8 @@ static void read_one(size_t i, unsigned worker, void *data)
 			       register_kernel_file, &o);
 	if ((rd->modules && p->has_modules) || (!rd->modules && p->read_payload && p->has_kernel_files))
 		stream(&o, &pf, &f);
+	if (rd->modules && p->has_modules && !p->error)
+		p->modules_read = true;
 	pkg_file_close(&pf);
 out:
 	rd->decodes[i] = o.d;

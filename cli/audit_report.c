@@ -10,6 +10,8 @@
  *   {"taintguard": VERSION, "format": "audit/1",
  *    "packages": [{
  *       "package": NAME|null (null: unowned modules), "nevra", "file" (.rpm or null),
+ *       "url": where its repository keeps it (remote repositories) or null,
+ *       "checksum": "TYPE:HEX" from repository metadata (verified when read) or null,
  *       "owned": bool, "installed": bool, "license_tag": RPM License:,
  *       "action": allow|mark|deny (worst module), "status": action or "error",
  *       "error": package-level error or null (header digest, payload corruption, ...),
@@ -26,6 +28,11 @@
  *    "summary": {"packages", "modules", "deny", "mark", "allow", "error",
  *                "skipped_without_modules"}}
  *   A symvers LABEL from the audited set is "NEVRA:/path/in/package".
+ *
+ * JSON lines (--format jsonl): one package object as above per line, with
+ *   "record": "package" first, then {"record": "summary", "taintguard",
+ *   "format": "audit-jsonl/1", and the summary's counts}.  Lines of packages
+ *   that failed with nothing to judge come as soon as they fail (cmd_audit.c).
  *
  * JUnit: <testsuites><testsuite>, one <testcase name=NEVRA file=RPM> per
  *   package with <properties> (package, nevra, action, status, license_tag,
@@ -126,6 +133,8 @@ int report_text(const struct audit *a, FILE *out)
 			fprintf(out, "  error: %s\n", p->error);
 		if (p->file)
 			fprintf(out, "  file: %s\n", p->file);
+		if (p->url)
+			fprintf(out, "  url: %s\n", p->url);
 		if (!p->unowned) {
 			fputs("  license tag: ", out);
 			fputs(p->license ? p->license : "(none)", out);
@@ -206,6 +215,62 @@ static void module_json(const struct audit_pkg *p, const struct audit_module *m,
 	fputc('}', out);
 }
 
+/* One package's object; @nl separates its modules ("" keeps it on one line). */
+static void package_json(const struct audit_pkg *p, FILE *out, const char *nl)
+{
+	char t[32];
+
+	fputs("{\"package\": ", out);
+	jstr(out, p->unowned ? NULL : p->name);
+	fputs(", \"nevra\": ", out);
+	jstr(out, p->unowned ? NULL : p->nevra);
+	fputs(", \"file\": ", out);
+	jstr(out, p->file);
+	fputs(", \"url\": ", out);
+	jstr(out, p->url);
+	fputs(", \"checksum\": ", out);
+	jstr(out, p->checksum);
+	fputs(", \"owned\": ", out);
+	fputs(p->unowned ? "false" : "true", out);
+	fputs(", \"installed\": ", out);
+	fputs(p->installed ? "true" : "false", out);
+	fputs(", \"license_tag\": ", out);
+	jstr(out, p->license);
+	fputs(", \"action\": ", out);
+	jstr(out, tg_action_name(p->action));
+	fputs(", \"status\": ", out);
+	jstr(out, pkg_status(p));
+	fputs(", \"error\": ", out);
+	jstr(out, p->error);
+	fputs(", \"taint\": ", out);
+	jstr(out, tg_taint_string(p->taint, t, sizeof(t)));
+	fprintf(out, ", \"refused\": %zu, \"deny\": %zu, \"mark\": %zu", p->n_refused, p->n_deny,
+		p->n_mark);
+	fputs(", \"signature\": {\"status\": ", out);
+	jstr(out, p->unowned ? NULL : pkg_sig_name(p->sig));
+	fputs(", \"info\": ", out);
+	jstr(out, p->sig_info);
+	fputs("}, \"targets\": [", out);
+	for (size_t k = 0; k < p->n_targets; k++) {
+		fputs(k ? ", {\"kernel\": " : "{\"kernel\": ", out);
+		jstr(out, p->targets[k].release);
+		fputs(", \"symvers\": ", out);
+		jstr(out, p->targets[k].symvers);
+		fputs(", \"symvers_source\": ", out);
+		jstr(out, source_name(p->targets[k].source));
+		fputs(", \"config\": ", out);
+		jstr(out, p->targets[k].config);
+		fputc('}', out);
+	}
+	fprintf(out, "],%s \"modules\": [", *nl ? "\n  " : "");
+	for (size_t j = 0; j < p->n_mods; j++) {
+		fputs(j ? "," : "", out);
+		fprintf(out, "%s%s", nl, *nl ? "  " : (j ? " " : ""));
+		module_json(p, p->mods[j], out);
+	}
+	fprintf(out, "%s]}", p->n_mods && *nl ? "\n  " : "");
+}
+
 int report_json(const struct audit *a, FILE *out)
 {
 	struct counts c;
@@ -214,62 +279,57 @@ int report_json(const struct audit *a, FILE *out)
 	fprintf(out, "{\"taintguard\": \"%s\", \"format\": \"audit/1\",\n \"packages\": [", TG_VERSION_STRING);
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		const struct audit_pkg *p = a->pkgs[i];
-		char t[32];
 
 		if (!audit_pkg_listed(p))
 			continue;
-		fputs(first ? "\n  {" : ",\n  {", out);
+		fputs(first ? "\n  " : ",\n  ", out);
 		first = false;
-		fputs("\"package\": ", out);
-		jstr(out, p->unowned ? NULL : p->name);
-		fputs(", \"nevra\": ", out);
-		jstr(out, p->unowned ? NULL : p->nevra);
-		fputs(", \"file\": ", out);
-		jstr(out, p->file);
-		fputs(", \"owned\": ", out);
-		fputs(p->unowned ? "false" : "true", out);
-		fputs(", \"installed\": ", out);
-		fputs(p->installed ? "true" : "false", out);
-		fputs(", \"license_tag\": ", out);
-		jstr(out, p->license);
-		fputs(", \"action\": ", out);
-		jstr(out, tg_action_name(p->action));
-		fputs(", \"status\": ", out);
-		jstr(out, pkg_status(p));
-		fputs(", \"error\": ", out);
-		jstr(out, p->error);
-		fputs(", \"taint\": ", out);
-		jstr(out, tg_taint_string(p->taint, t, sizeof(t)));
-		fprintf(out, ", \"refused\": %zu, \"deny\": %zu, \"mark\": %zu", p->n_refused, p->n_deny,
-			p->n_mark);
-		fputs(", \"signature\": {\"status\": ", out);
-		jstr(out, p->unowned ? NULL : pkg_sig_name(p->sig));
-		fputs(", \"info\": ", out);
-		jstr(out, p->sig_info);
-		fputs("}, \"targets\": [", out);
-		for (size_t k = 0; k < p->n_targets; k++) {
-			fputs(k ? ", {\"kernel\": " : "{\"kernel\": ", out);
-			jstr(out, p->targets[k].release);
-			fputs(", \"symvers\": ", out);
-			jstr(out, p->targets[k].symvers);
-			fputs(", \"symvers_source\": ", out);
-			jstr(out, source_name(p->targets[k].source));
-			fputs(", \"config\": ", out);
-			jstr(out, p->targets[k].config);
-			fputc('}', out);
-		}
-		fputs("],\n   \"modules\": [", out);
-		for (size_t j = 0; j < p->n_mods; j++) {
-			fputs(j ? ",\n    " : "\n    ", out);
-			module_json(p, p->mods[j], out);
-		}
-		fputs(p->n_mods ? "\n  ]}" : "]}", out);
+		package_json(p, out, "\n  ");
 	}
 	count(a, &c);
 	fprintf(out, "%s],\n \"summary\": {\"packages\": %zu, \"modules\": %zu, \"deny\": %zu, \"mark\": %zu, "
 		"\"allow\": %zu, \"error\": %zu, \"skipped_without_modules\": %zu}}\n",
 		first ? "" : "\n ", c.pkgs, c.modules, c.deny, c.mark, c.allow, c.error, a->n_skipped);
 	return ferror(out) ? -1 : 0;
+}
+
+/* ------------------------------------------------------- JSON lines */
+
+int report_jsonl_package(const struct audit *a, const struct audit_pkg *p, FILE *out)
+{
+	(void)a;
+	fputs("{\"record\": \"package\", ", out);
+	/* the package object without its opening brace */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		if (!mem)
+			return -1;
+		package_json(p, mem, "");
+		fclose(mem);
+		if (!buf || len < 2) {
+			free(buf);
+			return -1;
+		}
+		fwrite(buf + 1, 1, len - 1, out);
+		free(buf);
+	}
+	fputc('\n', out);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+int report_jsonl_summary(const struct audit *a, FILE *out)
+{
+	struct counts c;
+
+	count(a, &c);
+	fprintf(out, "{\"record\": \"summary\", \"taintguard\": \"%s\", \"format\": \"audit-jsonl/1\", "
+		"\"packages\": %zu, \"modules\": %zu, \"deny\": %zu, \"mark\": %zu, \"allow\": %zu, "
+		"\"error\": %zu, \"skipped_without_modules\": %zu}\n", TG_VERSION_STRING, c.pkgs,
+		c.modules, c.deny, c.mark, c.allow, c.error, a->n_skipped);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- JUnit */
@@ -516,7 +576,7 @@ int report_sarif(const struct audit *a, FILE *out)
 	fputs("]}},\n    \"results\": [", out);
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		const struct audit_pkg *p = a->pkgs[i];
-		const char *art = p->file ? p->file : NULL;
+		const char *art = p->file ? p->file : p->url;
 
 		if (!audit_pkg_listed(p))
 			continue;

@@ -23,16 +23,24 @@
 
 static void audit_usage(FILE *out)
 {
-	fputs("Usage: taintguard audit [OPTIONS] PATH...\n"
+	fputs("Usage: taintguard audit [OPTIONS] PATH|URL...\n"
+	      "       taintguard audit [OPTIONS] --metalink URL | --mirrorlist URL\n"
 	      "       taintguard audit [OPTIONS] --installed [--root DIR]\n\n"
-	      "Audit the kernel modules carried by packages, offline: a .rpm file, a directory\n"
-	      "of .rpm files (recursive), or a yum/dnf repository (a directory with repodata/,\n"
-	      "whose filelists metadata is used to open only packages that carry modules).\n"
-	      "Payloads are streamed in memory, never extracted.  All modules of all packages\n"
-	      "are judged as one set: a GPL module importing from a proprietary module in\n"
-	      "another package is refused as the kernel (5.9+) would.\n\n"
+	      "Audit the kernel modules carried by packages: a .rpm file, a directory of .rpm\n"
+	      "files (recursive), a yum/dnf repository (a directory with repodata/), or a\n"
+	      "repository where it lives: its base URL (http://, https://, ftp://, file://),\n"
+	      "metalink or mirrorlist.  A repository's filelists metadata says which packages\n"
+	      "carry modules or kernel files: only those are opened, or downloaded (into\n"
+	      "memory, each verified against the repository's checksum).  Payloads are\n"
+	      "streamed in memory, never extracted.  All modules of all packages are judged\n"
+	      "as one set: a GPL module importing from a proprietary module in another\n"
+	      "package is refused as the kernel (5.9+) would.\n\n"
+	      "What reading a repository's package found is cached under its checksum: a\n"
+	      "re-audit downloads and decompresses nothing it has seen, and a changed policy\n"
+	      "or kernel is judged again from the cache.\n\n"
 	      "A package whose payload is corrupt (archive error, file digest mismatch), whose\n"
-	      "header digest fails, or whose module cannot be read is an error, never clean.\n"
+	      "header digest fails, whose module cannot be read, or that cannot be downloaded\n"
+	      "or does not match its repository's checksum is an error, never clean.\n"
 	      "Signatures are reported (ok, nokey, nottrusted, unsigned); an unknown key is\n"
 	      "not an error.\n\n"
 	      "Target kernel of a module: --kernel, else the KVER of its /lib/modules/KVER/\n"
@@ -52,7 +60,14 @@ static void audit_usage(FILE *out)
 	      "      --dbpath DIR         rpm database (keyring for signatures; --installed)\n"
 	      "  -p, --policy FILE        policy (default: " TG_SYSCONFDIR "/policy.yaml, else\n"
 	      "                           " TG_DATADIR "/default.yaml)\n"
-	      "  -f, --format FMT         text (default), json, junit or sarif\n"
+	      "  -f, --format FMT         text (default), json, jsonl (a line per package),\n"
+	      "                           junit or sarif\n"
+	      "      --metalink URL       audit the repository a metalink describes (repeatable)\n"
+	      "      --mirrorlist URL     audit the repository a mirrorlist lists (repeatable)\n"
+	      "      --ca-cert FILE       trust these CA certificates for https, not the system's\n"
+	      "      --cache DIR          cache of package facts (default: /var/cache/taintguard\n"
+	      "                           as root, else $XDG_CACHE_HOME/taintguard)\n"
+	      "      --no-cache           neither read nor write the cache\n"
 	      "  -x, --excludes           print only 'excludepkgs=NEVRA,...' of denied packages\n"
 	      "                           (a line for dnf.conf or a .repo file)\n"
 	      "  -j, --jobs N             threads (default: number of CPUs)\n"
@@ -126,6 +141,59 @@ static void settle(struct audit *a)
 
 /* ------------------------------------------------------------ phases */
 
+/* Downloads held in memory at once, at most (a larger package goes alone). */
+#define BATCH_BYTES (256ull << 20)
+
+/* --format jsonl: a package that failed with nothing read is final now: its line goes out. */
+static void early_lines(struct audit *a, struct audit_pkg **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct audit_pkg *p = v[i];
+
+		if (!a->jsonl || !p->error || p->n_mods || p->reported || !audit_pkg_listed(p))
+			continue;
+		p->had_error = true;
+		p->action = TG_ACTION_ALLOW;
+		report_jsonl_package(a, p, stdout);
+		p->reported = true;
+	}
+}
+
+/*
+ * Read @todo: what the cache has is taken from it; the rest is downloaded
+ * (remote packages, in batches that bound the memory held) and read on the
+ * pool, and what was read completely goes into the cache.
+ */
+static void process(struct audit *a, struct audit_pkg **todo, size_t n, bool modules)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!audit_cache_load(a, todo[i]))
+			todo[k++] = todo[i];
+	for (size_t start = 0, end; start < k; start = end) {
+		uint64_t bytes = 0;
+
+		for (end = start; end < k; end++) {
+			uint64_t sz = todo[end]->remote ? todo[end]->size : 0;
+
+			if (end > start && bytes + sz > BATCH_BYTES)
+				break;
+			bytes += sz;
+		}
+		audit_fetch(a, todo + start, end - start);
+		audit_read(a, todo + start, end - start, modules);
+		for (size_t i = start; i < end; i++) {
+			if (todo[i]->fd >= 0) {
+				close(todo[i]->fd);	/* read: the memory goes back */
+				todo[i]->fd = -1;
+			}
+			audit_cache_store(a, todo[i]);
+		}
+		early_lines(a, todo + start, end - start);
+	}
+}
+
 /* A: every package that may carry modules (a repository said which). */
 static int read_packages(struct audit *a, struct audit_pkg **todo)
 {
@@ -141,7 +209,7 @@ static int read_packages(struct audit *a, struct audit_pkg **todo)
 			continue;
 		todo[n++] = p;
 	}
-	audit_read(a, todo, n, true);
+	process(a, todo, n, true);
 	return 0;
 }
 
@@ -151,8 +219,16 @@ static int report(const struct audit *a)
 
 	/* one lock for the whole report: stdio would take it per character otherwise */
 	flockfile(stdout);
-	if (a->excludes)
+	if (a->excludes) {
 		r = report_excludes(a, stdout);
+	} else if (a->jsonl) {
+		r = 0;
+		for (size_t i = 0; i < a->n_pkgs && r == 0; i++)
+			if (audit_pkg_listed(a->pkgs[i]) && !a->pkgs[i]->reported)
+				r = report_jsonl_package(a, a->pkgs[i], stdout);
+		if (r == 0)
+			r = report_jsonl_summary(a, stdout);
+	}
 	else if (a->o.format == FMT_JSON)
 		r = report_json(a, stdout);
 	else if (a->o.format == FMT_JUNIT)
@@ -191,17 +267,27 @@ static int outcome(const struct audit *a)
 
 int cmd_audit(int argc, char **argv)
 {
-	enum { OPT_INSTALLED = 256, OPT_DBPATH };
+	enum { OPT_INSTALLED = 256, OPT_DBPATH, OPT_METALINK, OPT_MIRRORLIST, OPT_CACERT, OPT_CACHE,
+	       OPT_NO_CACHE };
 	static const struct option longopts[] = {
 		CLI_COMMON_LONGOPTS,
 		{ "excludes", no_argument, NULL, 'x' },
 		{ "installed", no_argument, NULL, OPT_INSTALLED },
 		{ "dbpath", required_argument, NULL, OPT_DBPATH },
+		{ "metalink", required_argument, NULL, OPT_METALINK },
+		{ "mirrorlist", required_argument, NULL, OPT_MIRRORLIST },
+		{ "ca-cert", required_argument, NULL, OPT_CACERT },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct audit a = { 0 };
+	struct audit a = { .reaper_fd = -1 };
+	const char **mirrors = calloc((size_t)argc + 1, sizeof(*mirrors));
+	enum pkg_remote_kind *kinds = calloc((size_t)argc + 1, sizeof(*kinds));
+	size_t n_mirrors = 0;
+	bool no_cache = false;
 	struct tg_ctx *ctx = NULL;
 	struct audit_pkg **todo = NULL;
 	size_t n_todo = 0;
@@ -210,11 +296,39 @@ int cmd_audit(int argc, char **argv)
 	int opt, rc = TG_EXIT_ERROR, r;
 
 	cli_opts_init(&a.o);
+	if (!mirrors || !kinds) {
+		cli_error("out of memory");
+		goto out;
+	}
 	while ((opt = getopt_long(argc, argv, "k:s:c:r:p:f:j:M:L:xqvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			audit_usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
+		case 'f':
+			if (!strcmp(optarg, "jsonl")) {	/* audit's own: a line per package */
+				a.jsonl = true;
+				a.o.format = FMT_JSON;
+				continue;
+			}
+			a.jsonl = false;
+			break;
+		case OPT_METALINK:
+		case OPT_MIRRORLIST:
+			kinds[n_mirrors] = opt == OPT_METALINK ? PKG_REMOTE_METALINK : PKG_REMOTE_MIRRORLIST;
+			mirrors[n_mirrors++] = optarg;
+			continue;
+		case OPT_CACERT:
+			a.ca_cert = optarg;
+			continue;
+		case OPT_CACHE:
+			a.cache_dir = optarg;
+			no_cache = false;
+			continue;
+		case OPT_NO_CACHE:
+			no_cache = true;
+			continue;
 		case 'x':
 			a.excludes = true;
 			continue;
@@ -228,15 +342,22 @@ int cmd_audit(int argc, char **argv)
 		if (cli_common_option(&a.o, opt, optarg) != 1) {
 			if (opt == '?' || opt == ':')
 				audit_usage(stderr);
-			return TG_EXIT_ERROR;
+			goto out;
 		}
 	}
-	if (a.installed == (optind < argc)) {
-		cli_error(a.installed ? "audit --installed takes no PATH"
+	if (a.installed == (optind < argc || n_mirrors)) {
+		cli_error(a.installed ? "audit --installed takes no PATH or URL"
 				      : "audit needs a package, a directory or a repository (or --installed)");
 		audit_usage(stderr);
-		return TG_EXIT_ERROR;
+		goto out;
 	}
+	if (a.excludes && a.jsonl) {
+		cli_error("--excludes and --format jsonl exclude each other");
+		goto out;
+	}
+	if (no_cache)
+		a.cache_dir = NULL;
+	a.no_cache = no_cache;
 	a.progress = !a.o.quiet && isatty(STDERR_FILENO);
 	/*
 	 * Module images (up to ~20 MB decompressed) come and go thousands of
@@ -264,12 +385,15 @@ int cmd_audit(int argc, char **argv)
 		for (int i = optind; i < argc; i++)
 			if (audit_collect(&a, argv[i]) < 0)
 				goto out;
+		for (size_t i = 0; i < n_mirrors; i++)
+			if (audit_repo_remote(&a, mirrors[i], kinds[i]) < 0)
+				goto out;
 		todo = calloc(a.n_pkgs ? a.n_pkgs : 1, sizeof(*todo));
 		if (!todo || read_packages(&a, todo) < 0)
 			goto out;
 	}
 	n_todo = audit_kernel_carriers(&a, todo);
-	audit_read(&a, todo, n_todo, false);
+	process(&a, todo, n_todo, false);
 	settle(&a);
 	r = audit_judge(&a, ctx);
 	if (r < 0) {
@@ -282,6 +406,10 @@ int cmd_audit(int argc, char **argv)
 out:
 	free(todo);
 	free(error);
+	free(mirrors);
+	free(kinds);
+	audit_cache_close(&a);
+	audit_repo_free(&a);
 	audit_free(&a);
 	tg_ctx_free(ctx);
 	if (rpm_ready)

@@ -13,9 +13,18 @@ _taintguard()
 		COMPREPLY=($(compgen -W "$(ls /lib/modules 2>/dev/null)" -- "$cur"))
 		return ;;
 	--format | -f)
-		COMPREPLY=($(compgen -W "text json junit sarif" -- "$cur"))
+		if [[ ${words[1]} == audit ]]; then
+			COMPREPLY=($(compgen -W "text json jsonl junit sarif" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "text json junit sarif" -- "$cur"))
+		fi
 		return ;;
-	--root | -r | --dbpath)
+	--metalink | --mirrorlist)
+		return ;;
+	--ca-cert)
+		_filedir
+		return ;;
+	--root | -r | --dbpath | --cache)
 		_filedir -d
 		return ;;
 	--symvers | -s | --policy | -p | --config | -c)
@@ -31,7 +40,7 @@ _taintguard()
 	local opts
 	case ${words[1]} in
 	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --limit --verbose --help" ;;
-	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --jobs --max-module-size --limit --quiet --verbose --help" ;;
+	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --metalink --mirrorlist --ca-cert --cache --no-cache --jobs --max-module-size --limit --quiet --verbose --help" ;;
 	status) opts="--root --dbpath --format --help" ;;
 	policy)
 		if [[ $cword -eq 2 ]]; then

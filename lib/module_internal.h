@@ -74,6 +74,8 @@ void tg_modinfo_free(struct tg_modinfo *mi, size_t n);
 /* module_symbols.c: imports, exports, __versions */
 int tg_symbols_read(struct tg_elf *e);
 int tg_versions_read(struct tg_elf *e);
+/* The name index of m->versions (tg_module_version_crc); 0 or -ENOMEM.  Also module_facts.c. */
+int tg_module_index_versions(struct tg_module *m);
 
 /* signature.c: parse the appended signature; *elf_len = bytes before it. */
 struct tg_sigdata;

@@ -297,7 +297,7 @@ static int read_extended(struct tg_elf *e, size_t ci, size_t ni)
  * (amdgpu: ~4,000 imports) quadratic.  The hash keeps the first record of
  * each name, the one the kernel's check_version() loop stops at.
  */
-static int index_versions(struct tg_module *m)
+int tg_module_index_versions(struct tg_module *m)
 {
 	struct tg_module_priv *mp = tg_module_priv(m);
 	size_t nslots = 16;
@@ -341,5 +341,5 @@ int tg_versions_read(struct tg_elf *e)
 {
 	int r = read_versions(e);
 
-	return r < 0 ? r : index_versions(e->m);
+	return r < 0 ? r : tg_module_index_versions(e->m);
 }

@@ -217,6 +217,17 @@ const char *tg_module_get(const struct tg_module *m, const char *key);
 bool tg_module_has(const struct tg_module *m, const char *key);
 /* CRC recorded for @sym in the module's version table; false if absent. */
 bool tg_module_version_crc(const struct tg_module *m, const char *sym, uint32_t *crc);
+/*
+ * A module's facts (every field above: all a prediction reads) as bytes,
+ * malloc'ed into *@out, and back: a module read back predicts exactly as the
+ * one written.  For caches of package reading (taintguard audit --cache).
+ * The reader takes untrusted bytes: a versioned record, every count within
+ * @lim (NULL: defaults) and within the record, nothing left over; anything
+ * else is -EBADMSG.  Write: 0 or -ENOMEM.
+ */
+int tg_module_facts_write(const struct tg_module *m, void **out, size_t *len);
+int tg_module_facts_read(const void *data, size_t len, const struct tg_limits *lim,
+			 struct tg_module **out, struct tg_error *err);
 
 /* -------------------------------------------------------------- symvers */
 

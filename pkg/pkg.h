@@ -13,7 +13,9 @@
  *   decode.c     a payload's modules read on the thread pool, kept in payload order
  *   kernelset.c  the kernel files a set of packages carries, kernels built from them
  *   rpmdb.c      installed packages and their module files
- *   repo.c       yum/dnf repository metadata
+ *   repo.c       yum/dnf repository metadata (createrepo_c's parsers)
+ *   fetch.c      remote repositories: repomd, metalinks, mirrorlists, downloads (librepo)
+ *   cache.c      a directory of checked records of what reading found
  *
  * Untrusted input: every package is read with caps (struct tg_limits), a
  * problem is an error of that package or file, never a clean result.
@@ -130,6 +132,8 @@ struct pkg_file {
 	enum pkg_sig sig;
 };
 int pkg_file_open(rpmts ts, const char *path, struct pkg_file *pf, char **error);
+/* The same for the package held by @fd (read from offset 0; the caller keeps @fd), named @label. */
+int pkg_file_open_fd(rpmts ts, int fd, const char *label, struct pkg_file *pf, char **error);
 void pkg_file_close(struct pkg_file *pf);
 /*
  * Read the header of the package at @fd's start again, without checking
@@ -137,6 +141,14 @@ void pkg_file_close(struct pkg_file *pf);
  * fd of a transaction element.  0, or -EINVAL when it is no package.
  */
 int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h);
+
+/*
+ * What signature checks of @ts's packages depend on: a hash of the rpmdb's
+ * public keys (gpg-pubkey key ids and dates) and where the keyring is.  A
+ * cached signature status is only believed under the same id.  malloc'ed
+ * hex; NULL on ENOMEM.
+ */
+char *pkg_keyring_id(rpmts ts);
 
 /* --------------------------------------------------------------- files.c */
 
@@ -308,25 +320,189 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped);
 
 /* ---------------------------------------------------------------- repo.c */
 
-/* A package of a repository that carries module candidates or kernel files. */
-struct pkg_repo_entry {
-	const char *location;	/* path of the .rpm below the repository (or URL base + href) */
-	const char *file;	/* where to open it: DIR/href; NULL when not local */
-	const char *name;
-	bool modules, oot;
-	const char *const *kernel_files;	/* paths of its export tables and .configs */
-	size_t n_kernel_files;
-	const char *error;	/* it cannot be read from here (a remote location), else NULL */
+/*
+ * A repository's primary and filelists metadata, as files on this machine (a
+ * local repository's own, or downloaded by fetch.c), with the checksums
+ * repomd.xml states for them ("sha256:HEX"): together they name what the
+ * metadata says, the key of a cached scan.
+ */
+struct pkg_repodata {
+	char *primary, *filelists;		/* paths */
+	char *primary_sum, *filelists_sum;	/* "TYPE:HEX" from repomd.xml */
 };
-typedef int (*pkg_repo_fn)(void *ctx, const struct pkg_repo_entry *e);
+void pkg_repodata_free(struct pkg_repodata *rd);
 /* true if @dir contains repodata/repomd.xml */
 bool pkg_repo_detect(const char *dir);
 /*
- * The packages of the repository at @dir that carry modules or kernel files
- * (from filelists and primary: the others are never opened), counted past in
- * *skipped.  0, or a negative errno with *@error (malloc'ed).
+ * Read @dir/repodata/repomd.xml (createrepo_c's parser): where primary and
+ * filelists are and their checksums.  Nothing is verified yet.  0, or a
+ * negative errno with *@error (malloc'ed).
  */
-int pkg_repo_scan(const char *dir, pkg_repo_fn fn, void *ctx, size_t *skipped, char **error);
+int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error);
+/* Hash both files and compare with repomd.xml's checksums: 0, -EBADMSG, -EIO ... with *@error. */
+int pkg_repodata_verify(const struct pkg_repodata *rd, char **error);
+
+/* A package of a repository that carries module candidates or kernel files. */
+struct pkg_repo_pkg {
+	char *location;		/* href, below the repository (or below base) */
+	char *base;		/* xml:base of its location, NULL when none */
+	char *name, *nevra, *license;	/* as primary says (the header's win once read) */
+	char *checksum;		/* "TYPE:HEX" of the whole .rpm: its identity */
+	uint64_t size;		/* bytes of the .rpm */
+	bool modules, oot;
+	char **kernel_files;	/* paths of its export tables and .configs */
+	size_t n_kernel_files;
+};
+struct pkg_repo_list {
+	struct pkg_repo_pkg *v;
+	size_t n;
+	size_t skipped;		/* packages without module candidates or kernel files */
+};
+void pkg_repo_list_free(struct pkg_repo_list *l);
+/*
+ * The packages of the repository that carry modules or kernel files, from
+ * filelists (every file of every package: pkg_classify() decides) and
+ * primary (location, checksum, size), both streamed through createrepo_c's
+ * parsers; the other packages are only counted.  Metadata compressed with
+ * zstd (which createrepo_c 0.17 cannot read) is decompressed into an
+ * unlinked temporary file first.  0, or a negative errno with *@error.
+ */
+int pkg_repo_scan(const struct pkg_repodata *rd, struct pkg_repo_list *out, char **error);
+/*
+ * The list as a cache record (pkg/cache.c's buffers), and back: -EBADMSG when
+ * it does not decode completely, -ENOMEM.
+ */
+struct pkg_wbuf;
+void pkg_repo_list_encode(const struct pkg_repo_list *l, struct pkg_wbuf *b);
+int pkg_repo_list_decode(const void *p, size_t n, struct pkg_repo_list *l);
+/*
+ * "TYPE:HEX" -> the checksum type's name and whether HEX fits it: md5,
+ * sha1 ("sha"), sha224, sha256, sha384, sha512.  NULL for anything else.
+ */
+const char *pkg_checksum_type(const char *checksum);
+/*
+ * Hash what @fd holds from offset 0 to its end and compare with @checksum
+ * ("TYPE:HEX"); the offset is left at 0.  0, -EBADMSG (mismatch, *@error
+ * says both sums), -EINVAL (unusable checksum), -EIO.
+ */
+int pkg_checksum_fd(int fd, const char *checksum, char **error);
+
+/* --------------------------------------------------------------- fetch.c */
+
+enum pkg_remote_kind {
+	PKG_REMOTE_BASEURL = 0,	/* http://, https://, ftp://, file:// base URL */
+	PKG_REMOTE_METALINK,
+	PKG_REMOTE_MIRRORLIST,
+};
+struct pkg_remote_opts {
+	const char *url;
+	enum pkg_remote_kind kind;
+	const char *destdir;	/* an empty private directory for the metadata files */
+	const char *ca_cert;	/* CA certificates for https instead of the system's, or NULL */
+	uint64_t max_size;	/* packages larger than this are refused, not downloaded */
+};
+struct pkg_remote;
+/*
+ * Fetch the repository's repomd.xml (through the metalink or mirrorlist,
+ * verified against the metalink's hashes).  0, or a negative errno with
+ * *@error naming the URL and librepo's reason.
+ */
+int pkg_remote_open(const struct pkg_remote_opts *o, struct pkg_remote **out, char **error);
+void pkg_remote_free(struct pkg_remote *r);
+const char *pkg_remote_url(const struct pkg_remote *r);
+/* The base URL of the mirror repomd.xml came from (packages are below it unless they say). */
+const char *pkg_remote_base(const struct pkg_remote *r);
+/*
+ * What repomd.xml says of primary and filelists: their checksums always;
+ * with @download, the files too (fetched once, verified), their paths set.
+ */
+int pkg_remote_repodata(struct pkg_remote *r, bool download, struct pkg_repodata *rd, char **error);
+
+/* One package to download. */
+struct pkg_fetch {
+	const char *location, *base;	/* href and xml:base as primary gives them */
+	const char *checksum;		/* "TYPE:HEX" */
+	uint64_t size;			/* bytes, 0 unknown */
+	/* results */
+	int fd;			/* a sealed memfd at offset 0 holding the verified package, or -1 */
+	char *url;		/* where it came from */
+	char *error;		/* why not (the last mirror's reason), malloc'ed */
+};
+typedef void (*pkg_fetch_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+/*
+ * Download @n packages in parallel, each into memory and verified against
+ * its checksum and size; results in each element.  0, or -EINTR when the
+ * whole batch failed (interrupted): then every element has an error.
+ */
+int pkg_remote_fetch(struct pkg_remote *r, struct pkg_fetch *v, size_t n, pkg_fetch_progress_fn fn,
+		     void *ctx);
+
+/* --------------------------------------------------------------- cache.c */
+
+/*
+ * Records for the cache: little-endian integers, strings (NULL kept apart
+ * from "") and blobs, each with its length.  A writer that ran out of
+ * memory says so in oom; a reader that met anything out of bounds in bad
+ * (and reads zeroes and NULLs from then on).
+ */
+struct pkg_wbuf {
+	unsigned char *p;
+	size_t n, cap;
+	bool oom;
+};
+void pkg_w_u8(struct pkg_wbuf *b, uint8_t v);
+void pkg_w_u32(struct pkg_wbuf *b, uint32_t v);
+void pkg_w_u64(struct pkg_wbuf *b, uint64_t v);
+void pkg_w_bytes(struct pkg_wbuf *b, const void *p, size_t n);
+void pkg_w_str(struct pkg_wbuf *b, const char *s);
+
+struct pkg_rbuf {
+	const unsigned char *p;
+	size_t n, off;
+	bool bad, oom;
+};
+uint8_t pkg_r_u8(struct pkg_rbuf *b);
+uint32_t pkg_r_u32(struct pkg_rbuf *b);
+uint64_t pkg_r_u64(struct pkg_rbuf *b);
+/* A blob of at most @max bytes, pointing into the buffer. */
+const void *pkg_r_bytes(struct pkg_rbuf *b, size_t *len, size_t max);
+/* A string of at most @max bytes, malloc'ed; NULL for a NULL string (or when bad). */
+char *pkg_r_str(struct pkg_rbuf *b, size_t max);
+
+/*
+ * A cache directory (docs/cache.md): records stored under a kind
+ * ("packages", "repodata") and a key, for this reader only (pkg_reader_id():
+ * a hash of the reading code, fixed at build time).  Thread-safe.
+ */
+struct pkg_cache;
+struct pkg_cache_stats {
+	size_t hits, misses, writes;
+	size_t corrupt;			/* entries found but not believed */
+	char *first_corrupt;		/* "PATH: why" of the first one */
+	size_t write_errors;
+	char *first_write_error;
+};
+/*
+ * Open (creating it, mode 0755 for root, 0700 otherwise) the cache in @dir.
+ * -EPERM when other users could write it (or, for root, when root does not
+ * own it): its records decide verdicts.
+ */
+int pkg_cache_open(const char *dir, struct pkg_cache **out, char **error);
+void pkg_cache_free(struct pkg_cache *c);
+const char *pkg_cache_dir(const struct pkg_cache *c);
+const char *pkg_reader_id(void);
+/*
+ * The record of @kind and @key (malloc'ed into *@body): 0; -ENOENT when
+ * there is none; -EBADMSG when the entry is corrupt (counted in the stats,
+ * never returned); -ENOMEM.
+ */
+int pkg_cache_get(struct pkg_cache *c, const char *kind, const char *key, void **body, size_t *len);
+/* A record that was returned but does not decode: counted as corrupt. */
+void pkg_cache_reject(struct pkg_cache *c, const char *kind, const char *key, const char *why);
+/* Store a record, atomically (temporary file and rename).  0 or a negative errno (counted). */
+int pkg_cache_put(struct pkg_cache *c, const char *kind, const char *key, const void *body, size_t len);
+/* A copy of the counters (the strings stay the cache's). */
+void pkg_cache_stats(struct pkg_cache *c, struct pkg_cache_stats *st);
 
 /* ---------------------------------------------------------------- helpers */
 

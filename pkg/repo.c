@@ -1,342 +1,161 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * yum/dnf repositories (createrepo_c metadata), read from a directory.
+ * yum/dnf repository metadata, read with createrepo_c's own parsers (the
+ * library dnf's tools write it with): repomd.xml says where primary and
+ * filelists are and what their checksums are; filelists names every file
+ * of every package, so packages that carry neither a kernel module nor a
+ * kernel's export table or .config are never opened (or downloaded); primary
+ * maps the packages of interest to their location, size and checksum.
  *
- * filelists.xml names every file of every package, so packages that carry
- * neither kernel modules nor a Module.symvers-like file are never opened.
- * primary.xml maps the package id (checksum) to its location.  Both are read
- * with a small streaming scanner (no libxml2): tags, attributes, text and the
- * five predefined entities plus character references; comments, CDATA,
- * processing instructions and DOCTYPE are skipped.  That is all createrepo_c
- * and createrepo write.  The files are decompressed by rpmio (gz, bz2, xz,
- * zstd), chunk by chunk: memory stays flat for a repository of any size.
+ * Both files are streamed (createrepo_c feeds libxml2's push parser chunk
+ * by chunk and hands us one package at a time): memory stays flat for a
+ * repository of any size.  createrepo_c 0.17 (Debian 12) reads gzip, bzip2,
+ * xz and plain XML; zstd, which newer createrepo_c writes by default, is
+ * decompressed here into an unlinked temporary file and parsed from there.
+ *
+ * This file links createrepo_c (GPL-2.0-or-later), hence its licence; only
+ * taintguard-audit uses it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <rpm/rpmio.h>
+#include <createrepo_c/error.h>
+#include <createrepo_c/package.h>
+#include <createrepo_c/repomd.h>
+#include <createrepo_c/xml_parser.h>
+#include <glib.h>
+#include <openssl/evp.h>
+#include <zstd.h>
 
 #include "pkg.h"
 
-/* ------------------------------------------------------------ scanner */
+/* A decompressed metadata file larger than this is not metadata. */
+#define MAX_METADATA_SIZE (8ull << 30)
+/* Kernel files named by one package, at most (a kernel package has a handful). */
+#define MAX_KERNEL_FILES 4096
 
-struct xml_cb {
-	void (*start)(void *ctx, const char *name, const char *attrs, bool empty);
-	void (*end)(void *ctx, const char *name, const char *text);
-	void *ctx;
-};
-
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static int sb_put(struct sbuf *b, char c)
+/*
+ * createrepo_c reports every parse error twice: in the GError we get and
+ * through g_critical() on stderr.  The first is enough.
+ */
+static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *msg, gpointer data)
 {
-	if (b->n + 2 > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 256;
-		char *ns;
-
-		if (nc > (64u << 20))
-			return -E2BIG;	/* one tag or text over 64 MiB: not metadata */
-		ns = realloc(b->s, nc);
-		if (!ns)
-			return -ENOMEM;
-		b->s = ns;
-		b->cap = nc;
-	}
-	b->s[b->n++] = c;
-	b->s[b->n] = 0;
-	return 0;
+	(void)domain, (void)level, (void)msg, (void)data;
 }
 
-static void put_utf8(struct sbuf *b, unsigned long cp)
+static void log_setup(void)
 {
-	if (cp < 0x80) {
-		sb_put(b, (char)cp);
-	} else if (cp < 0x800) {
-		sb_put(b, (char)(0xc0 | (cp >> 6)));
-		sb_put(b, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		sb_put(b, (char)(0xe0 | (cp >> 12)));
-		sb_put(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		sb_put(b, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x110000) {
-		sb_put(b, (char)(0xf0 | (cp >> 18)));
-		sb_put(b, (char)(0x80 | ((cp >> 12) & 0x3f)));
-		sb_put(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		sb_put(b, (char)(0x80 | (cp & 0x3f)));
-	}
+	g_log_set_handler("C_CREATEREPOLIB", G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION,
+			  quiet_log, NULL);
 }
 
-/* Decode entities of s[0..n) into @out (reset first). */
-static void xml_decode(const char *s, size_t n, struct sbuf *out)
+static void quiet(void)
 {
-	static const struct { const char *e; char c; } ent[] = {
-		{ "amp;", '&' }, { "lt;", '<' }, { "gt;", '>' }, { "quot;", '"' }, { "apos;", '\'' },
-	};
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	out->n = 0;
-	if (out->s)
-		out->s[0] = 0;
-	sb_put(out, 0);
-	out->n = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '&') {
-			sb_put(out, s[i]);
+	pthread_once(&once, log_setup);
+}
+
+/* --------------------------------------------------------- checksums */
+
+static const struct {
+	const char *name;	/* as repodata writes it */
+	const char *evp;	/* OpenSSL's name */
+	size_t hexlen;
+} sums[] = {
+	{ "md5", "md5", 32 },	{ "sha", "sha1", 40 },	   { "sha1", "sha1", 40 },
+	{ "sha224", "sha224", 56 }, { "sha256", "sha256", 64 }, { "sha384", "sha384", 96 },
+	{ "sha512", "sha512", 128 },
+};
+
+static int sum_index(const char *checksum)
+{
+	const char *colon = checksum ? strchr(checksum, ':') : NULL;
+
+	if (!colon)
+		return -1;
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+		size_t l = strlen(sums[i].name);
+
+		if ((size_t)(colon - checksum) != l || strncmp(checksum, sums[i].name, l))
 			continue;
-		}
-		if (i + 1 < n && s[i + 1] == '#') {
-			char *end;
-			unsigned long cp = s[i + 2] == 'x' ? strtoul(s + i + 3, &end, 16)
-							    : strtoul(s + i + 2, &end, 10);
-
-			if ((size_t)(end - s) < n && *end == ';') {
-				put_utf8(out, cp);
-				i = (size_t)(end - s);
-				continue;
-			}
-		}
-		for (size_t e = 0; e < sizeof(ent) / sizeof(ent[0]); e++) {
-			size_t l = strlen(ent[e].e);
-
-			if (i + 1 + l <= n && !memcmp(s + i + 1, ent[e].e, l)) {
-				sb_put(out, ent[e].c);
-				i += l;
-				goto next;
-			}
-		}
-		sb_put(out, '&');
-next:		;
+		if (strlen(colon + 1) != sums[i].hexlen ||
+		    strspn(colon + 1, "0123456789abcdefABCDEF") != sums[i].hexlen)
+			return -1;
+		return (int)i;
 	}
+	return -1;
 }
 
-/* Value of attribute @key in @attrs (decoded into @out); false if absent. */
-static bool xml_attr(const char *attrs, const char *key, struct sbuf *out)
+const char *pkg_checksum_type(const char *checksum)
 {
-	size_t kl = strlen(key);
-	const char *p = attrs;
+	int i = sum_index(checksum);
 
-	while (*p) {
-		const char *name, *eq;
-		char q;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-			p++;
-		name = p;
-		while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			p++;
-		eq = p;
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-			p++;
-		if (*p != '=')
-			return false;
-		p++;
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-			p++;
-		if (*p != '"' && *p != '\'')
-			return false;
-		q = *p++;
-		{
-			const char *v = p, *e = strchr(p, q);
-
-			if (!e)
-				return false;
-			if ((size_t)(eq - name) == kl && !memcmp(name, key, kl)) {
-				xml_decode(v, (size_t)(e - v), out);
-				return true;
-			}
-			p = e + 1;
-		}
-	}
-	return false;
+	return i < 0 ? NULL : sums[i].evp;
 }
 
-enum xstate { X_TEXT, X_TAG, X_SKIP };
-
-static int xml_scan(const char *path, const struct xml_cb *cb, char **error)
+int pkg_checksum_fd(int fd, const char *checksum, char **error)
 {
-	const char *ext = strrchr(path, '.');
-	const char *mode = "r.ufdio";
-	struct sbuf tag = { 0 }, text = { 0 }, dec = { 0 };
-	char buf[65536], quote = 0;
-	enum xstate st = X_TEXT;
-	const char *skip_end = NULL;
-	size_t skip_match = 0;
+	int i = sum_index(checksum);
+	const EVP_MD *md = i < 0 ? NULL : EVP_get_digestbyname(sums[i].evp);
+	unsigned char buf[1 << 16], dig[EVP_MAX_MD_SIZE];
+	char hex[2 * EVP_MAX_MD_SIZE + 1];
+	unsigned dlen = 0;
+	EVP_MD_CTX *ctx;
+	off_t off = 0;
 	ssize_t n;
-	FD_t fd;
 	int r = 0;
 
-	if (ext && !strcmp(ext, ".gz"))
-		mode = "r.gzdio";
-	else if (ext && !strcmp(ext, ".bz2"))
-		mode = "r.bzdio";
-	else if (ext && !strcmp(ext, ".xz"))
-		mode = "r.xzdio";
-	else if (ext && !strcmp(ext, ".zst"))
-		mode = "r.zstdio";
-	fd = Fopen(path, mode);
-	if (!fd || Ferror(fd)) {
-		*error = pkg_strf("%s: %s", path, fd ? Fstrerror(fd) : strerror(errno));
-		if (fd)
-			Fclose(fd);
-		return -EIO;
+	*error = NULL;
+	if (!md) {
+		*error = pkg_strf("unusable checksum '%s'", checksum ? checksum : "(none)");
+		return -EINVAL;
 	}
-	sb_put(&text, 0);
-	text.n = 0;
-	while (r == 0 && (n = Fread(buf, 1, sizeof(buf), fd)) > 0) {
-		for (ssize_t i = 0; i < n && r == 0; i++) {
-			char c = buf[i];
-
-			switch (st) {
-			case X_SKIP:	/* until skip_end */
-				if (c == skip_end[skip_match]) {
-					if (!skip_end[++skip_match]) {
-						st = X_TEXT;
-						text.n = 0;
-					}
-				} else {
-					skip_match = c == skip_end[0];
-				}
-				break;
-			case X_TEXT:
-				if (c == '<') {
-					st = X_TAG;
-					tag.n = 0;
-					quote = 0;
-					skip_end = NULL;
-				} else {
-					r = sb_put(&text, c);
-				}
-				break;
-			case X_TAG:
-				if (quote) {
-					if (c == quote)
-						quote = 0;
-					r = sb_put(&tag, c);
-					break;
-				}
-				if (tag.n == 0 && (c == '!' || c == '?')) {
-					/* <!-- -->, <![CDATA[ ]]> (no payload in repodata), <!DOCTYPE>, <?xml ?> */
-					skip_end = c == '?' ? "?>" : NULL;
-					r = sb_put(&tag, c);
-					break;
-				}
-				if (tag.n >= 1 && tag.s[0] == '!' && !skip_end) {
-					r = sb_put(&tag, c);
-					if (tag.n == 3 && !memcmp(tag.s, "!--", 3))
-						skip_end = "-->";
-					else if (tag.n == 8 && !memcmp(tag.s, "![CDATA[", 8))
-						skip_end = "]]>";
-					else if (tag.n > 8 && c == '>')
-						skip_end = ">";
-					else
-						break;
-					if (!strcmp(skip_end, ">")) {
-						st = X_TEXT;
-						text.n = 0;
-					} else {
-						st = X_SKIP;
-						skip_match = 0;
-					}
-					break;
-				}
-				if (tag.n >= 1 && tag.s[0] == '?') {
-					st = X_SKIP;
-					skip_match = c == '?';
-					break;
-				}
-				if (c == '"' || c == '\'') {
-					quote = c;
-					r = sb_put(&tag, c);
-					break;
-				}
-				if (c != '>') {
-					r = sb_put(&tag, c);
-					break;
-				}
-				/* a complete tag */
-				st = X_TEXT;
-				if (!tag.s)
-					break;
-				if (tag.s[0] == '/') {
-					char *name = tag.s + 1;
-
-					name[strcspn(name, " \t\r\n")] = 0;
-					xml_decode(text.s ? text.s : "", text.n, &dec);
-					cb->end(cb->ctx, name, dec.s ? dec.s : "");
-				} else {
-					bool empty = tag.n && tag.s[tag.n - 1] == '/';
-					size_t nl;
-					char *attrs;
-
-					if (empty)
-						tag.s[--tag.n] = 0;
-					nl = strcspn(tag.s, " \t\r\n");
-					attrs = tag.s + nl;
-					if (*attrs)
-						*attrs++ = 0;
-					cb->start(cb->ctx, tag.s, attrs, empty);
-					if (empty)
-						cb->end(cb->ctx, tag.s, "");
-				}
-				text.n = 0;
-				if (text.s)
-					text.s[0] = 0;
-				break;
-			}
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, md, NULL)) {
+		EVP_MD_CTX_free(ctx);
+		return -ENOMEM;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+		off += n;
+	}
+	if (n < 0) {
+		*error = pkg_strf("read error: %s", strerror(errno));
+		r = -EIO;
+	} else {
+		EVP_DigestFinal_ex(ctx, dig, &dlen);
+		for (unsigned k = 0; k < dlen; k++)
+			sprintf(hex + 2 * k, "%02x", dig[k]);
+		hex[2 * dlen] = 0;
+		if (strcasecmp(hex, strchr(checksum, ':') + 1)) {
+			*error = pkg_strf("checksum mismatch: %s:%s, the repository says %s",
+					  sums[i].name, hex, checksum);
+			r = -EBADMSG;
 		}
 	}
-	if (r == 0 && (n < 0 || Ferror(fd))) {
-		*error = pkg_strf("%s: read error: %s", path, Fstrerror(fd));
-		r = -EIO;
-	} else if (r < 0) {
-		*error = pkg_strf("%s: %s", path, strerror(-r));
-	}
-	Fclose(fd);
-	free(tag.s);
-	free(text.s);
-	free(dec.s);
+	EVP_MD_CTX_free(ctx);
+	lseek(fd, 0, SEEK_SET);
 	return r;
 }
 
-/* ----------------------------------------------------------- repomd */
+/* ------------------------------------------------------------ repomd */
 
-struct repomd_ctx {
-	bool in_data;
-	char *type;
-	char *primary, *filelists;
-	struct sbuf tmp;
-};
-
-static void repomd_start(void *c, const char *name, const char *attrs, bool empty)
+void pkg_repodata_free(struct pkg_repodata *rd)
 {
-	struct repomd_ctx *x = c;
-
-	(void)empty;
-	if (!strcmp(name, "data")) {
-		x->in_data = true;
-		free(x->type);
-		x->type = xml_attr(attrs, "type", &x->tmp) ? strdup(x->tmp.s) : NULL;
-	} else if (x->in_data && !strcmp(name, "location") && x->type &&
-		   xml_attr(attrs, "href", &x->tmp)) {
-		if (!strcmp(x->type, "primary") && !x->primary)
-			x->primary = strdup(x->tmp.s);
-		else if (!strcmp(x->type, "filelists") && !x->filelists)
-			x->filelists = strdup(x->tmp.s);
-	}
-}
-
-static void repomd_end(void *c, const char *name, const char *text)
-{
-	struct repomd_ctx *x = c;
-
-	(void)text;
-	if (!strcmp(name, "data"))
-		x->in_data = false;
+	free(rd->primary);
+	free(rd->filelists);
+	free(rd->primary_sum);
+	free(rd->filelists_sum);
+	memset(rd, 0, sizeof(*rd));
 }
 
 bool pkg_repo_detect(const char *dir)
@@ -349,86 +168,301 @@ bool pkg_repo_detect(const char *dir)
 	return ok;
 }
 
-/* ------------------------------------------------------- filelists */
+/* A record's file below @dir, and its stated checksum. */
+static int take_record(cr_Repomd *md, const char *type, const char *dir, const char *repomd,
+		       char **path, char **sum, char **error)
+{
+	cr_RepomdRecord *rec = cr_repomd_get_record(md, type);
 
-struct hit {			/* a package of interest from filelists.xml */
+	if (!rec || !rec->location_href || !*rec->location_href) {
+		*error = pkg_strf("%s: names no %s metadata", repomd, type);
+		return -EINVAL;
+	}
+	if (rec->location_base && *rec->location_base && strncmp(rec->location_base, "file://", 7)) {
+		*error = pkg_strf("%s: %s metadata at %s%s is not local", repomd, type,
+				  rec->location_base, rec->location_href);
+		return -EINVAL;
+	}
+	*path = rec->location_base && *rec->location_base
+			? pkg_strf("%s/%s", rec->location_base + 7, rec->location_href)
+			: pkg_strf("%s/%s", dir, rec->location_href);
+	*sum = pkg_strf("%s:%s", rec->checksum_type ? rec->checksum_type : "",
+			rec->checksum ? rec->checksum : "");
+	if (!*path || !*sum)
+		return -ENOMEM;
+	if (!pkg_checksum_type(*sum)) {
+		*error = pkg_strf("%s: %s metadata has no usable checksum ('%s')", repomd, type, *sum);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error)
+{
+	char *path = pkg_strf("%s/repodata/repomd.xml", dir);
+	cr_Repomd *md = cr_repomd_new();
+	GError *gerr = NULL;
+	int r;
+
+	memset(rd, 0, sizeof(*rd));
+	*error = NULL;
+	quiet();
+	if (!path || !md) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (cr_xml_parse_repomd(path, md, NULL, NULL, &gerr) != CRE_OK) {
+		*error = pkg_strf("%s: %s", path, gerr ? gerr->message : "cannot be parsed");
+		r = -EINVAL;
+		goto out;
+	}
+	r = take_record(md, "primary", dir, path, &rd->primary, &rd->primary_sum, error);
+	if (r == 0)
+		r = take_record(md, "filelists", dir, path, &rd->filelists, &rd->filelists_sum, error);
+out:
+	if (r < 0)
+		pkg_repodata_free(rd);
+	if (gerr)
+		g_error_free(gerr);
+	cr_repomd_free(md);
+	free(path);
+	return r;
+}
+
+static int verify_file(const char *path, const char *sum, char **error)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	char *why = NULL;
+
+	if (fd < 0) {
+		*error = pkg_strf("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	r = pkg_checksum_fd(fd, sum, &why);
+	close(fd);
+	if (r < 0)
+		*error = pkg_strf("%s: %s", path, why ? why : strerror(-r));
+	free(why);
+	return r;
+}
+
+int pkg_repodata_verify(const struct pkg_repodata *rd, char **error)
+{
+	int r;
+
+	*error = NULL;
+	r = verify_file(rd->primary, rd->primary_sum, error);
+	return r < 0 ? r : verify_file(rd->filelists, rd->filelists_sum, error);
+}
+
+/* ------------------------------------------------------ zstd metadata */
+
+static bool is_zstd(const char *path)
+{
+	unsigned char m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool z = fd >= 0 && read(fd, m, 4) == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f &&
+		 m[3] == 0xfd;
+
+	if (fd >= 0)
+		close(fd);
+	return z;
+}
+
+/*
+ * @path decompressed into a file that has no name (so that nothing is left
+ * behind whatever happens to this process); *@fd_out holds it and
+ * "/proc/self/fd/N" names it for createrepo_c.
+ */
+static int unzstd(const char *path, int *fd_out, char **error)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *name = pkg_strf("%s/taintguard-md.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	size_t inlen = ZSTD_DStreamInSize(), outlen = ZSTD_DStreamOutSize(), ret = 1;
+	void *in = malloc(inlen), *out = malloc(outlen);
+	uint64_t total = 0;
+	int src = -1, dst = -1, r = 0;
+	ssize_t n;
+
+	*fd_out = -1;
+	if (!name || !z || !in || !out) {
+		r = -ENOMEM;
+		goto out;
+	}
+	src = open(path, O_RDONLY | O_CLOEXEC);
+	dst = src < 0 ? -1 : mkostemp(name, O_CLOEXEC);
+	if (src < 0 || dst < 0) {
+		*error = pkg_strf("%s: %s", src < 0 ? path : name, strerror(errno));
+		r = -errno;
+		goto out;
+	}
+	unlink(name);
+	while (r == 0 && (n = read(src, in, inlen)) > 0) {
+		ZSTD_inBuffer ib = { in, (size_t)n, 0 };
+
+		while (ib.pos < ib.size) {
+			ZSTD_outBuffer ob = { out, outlen, 0 };
+
+			ret = ZSTD_decompressStream(z, &ob, &ib);
+			if (ZSTD_isError(ret)) {
+				*error = pkg_strf("%s: zstd: %s", path, ZSTD_getErrorName(ret));
+				r = -EBADMSG;
+				break;
+			}
+			total += ob.pos;
+			if (total > MAX_METADATA_SIZE) {
+				*error = pkg_strf("%s: more than %llu bytes decompressed", path,
+						  (unsigned long long)MAX_METADATA_SIZE);
+				r = -EFBIG;
+				break;
+			}
+			if (ob.pos && write(dst, out, ob.pos) != (ssize_t)ob.pos) {
+				*error = pkg_strf("%s: %s", name, strerror(errno ? errno : ENOSPC));
+				r = -EIO;
+				break;
+			}
+		}
+	}
+	if (r == 0 && ret != 0) {
+		*error = pkg_strf("%s: zstd: truncated stream", path);
+		r = -EBADMSG;
+	}
+out:
+	if (src >= 0)
+		close(src);
+	if (r < 0 && dst >= 0)
+		close(dst);
+	else
+		*fd_out = dst;
+	ZSTD_freeDCtx(z);
+	free(in);
+	free(out);
+	free(name);
+	return r;
+}
+
+/* Where createrepo_c reads @path from: itself, or its zstd-decompressed copy. */
+static char *parse_path(const char *path, int *fd, char **error)
+{
+	*fd = -1;
+	if (!is_zstd(path))
+		return strdup(path);
+	if (unzstd(path, fd, error) < 0)
+		return NULL;
+	return pkg_strf("/proc/self/fd/%d", *fd);
+}
+
+/* --------------------------------------------------------- filelists */
+
+struct hit {			/* a package of interest, from filelists */
 	char *pkgid;
-	bool modules, symvers, oot;
-	char **svpaths;		/* symvers-like files */
-	size_t n_sv;
+	bool modules, oot, used;
+	char **kf;		/* its kernel files */
+	size_t n_kf;
 };
 
-struct fl_ctx {
+struct scan {
 	struct hit *hits;
 	size_t n, cap;
-	char *pkgid;
-	bool modules, symvers, oot;
-	char **svpaths;
-	size_t n_sv;
-	bool is_dir;
-	struct sbuf tmp;
+	cr_Package *cur;	/* handed out by a newpkgcb, not yet back through a pkgcb */
+	size_t packages;	/* in filelists */
+	struct pkg_repo_list *out;
 	int err;
 };
 
-static void fl_start(void *c, const char *name, const char *attrs, bool empty)
+static void hit_free(struct hit *h)
 {
-	struct fl_ctx *x = c;
-
-	(void)empty;
-	if (!strcmp(name, "package")) {
-		free(x->pkgid);
-		x->pkgid = xml_attr(attrs, "pkgid", &x->tmp) ? strdup(x->tmp.s) : NULL;
-		x->modules = x->symvers = x->oot = false;
-		x->svpaths = NULL;
-		x->n_sv = 0;
-	} else if (!strcmp(name, "file")) {
-		x->is_dir = xml_attr(attrs, "type", &x->tmp) && strcmp(x->tmp.s, "file") != 0;
-	}
+	free(h->pkgid);
+	for (size_t i = 0; i < h->n_kf; i++)
+		free(h->kf[i]);
+	free(h->kf);
 }
 
-static void fl_end(void *c, const char *name, const char *text)
+static int new_pkg(cr_Package **pkg, const char *pkgId, const char *name, const char *arch,
+		   void *data, GError **err)
 {
-	struct fl_ctx *x = c;
+	struct scan *s = data;
 
-	if (!strcmp(name, "file") && !x->is_dir) {
-		struct pkg_class cls;
-		enum pkg_kind k = pkg_classify(text, &cls);
+	(void)pkgId, (void)name, (void)arch;
+	*pkg = s->cur = cr_package_new();
+	if (!*pkg) {
+		s->err = -ENOMEM;
+		g_set_error(err, CREATEREPO_C_ERROR, CRE_MEMORY, "out of memory");
+		return CR_CB_RET_ERR;
+	}
+	return CR_CB_RET_OK;
+}
+
+/* What one package's files are: module candidates, kernel files. */
+static int classify_files(cr_Package *pkg, struct hit *h)
+{
+	char buf[PATH_MAX];
+
+	for (GSList *l = pkg->files; l; l = l->next) {
+		const cr_PackageFile *f = l->data;
+		struct pkg_class c;
+		enum pkg_kind k;
 		char **nv;
 
+		/* regular files only: "dir" and "ghost" entries carry no content */
+		if (!f || (f->type && *f->type) || !f->name)
+			continue;
+		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", f->path ? f->path : "", f->name) >=
+		    sizeof(buf))
+			continue;	/* no file of a package can have that name */
+		k = pkg_classify(buf, &c);
 		if (k == PKG_MODULE) {
-			x->modules = true;
-			x->oot |= cls.named && !cls.in_tree;
-		} else if (k != PKG_OTHER && (nv = realloc(x->svpaths, (x->n_sv + 1) * sizeof(char *)))) {
-			x->svpaths = nv;
-			x->svpaths[x->n_sv++] = strdup(text);
-			x->symvers = true;
-		}
-	} else if (!strcmp(name, "package")) {
-		if ((x->modules || x->symvers) && x->pkgid) {
-			if (x->n == x->cap) {
-				size_t nc = x->cap ? x->cap * 2 : 64;
-				struct hit *nh = realloc(x->hits, nc * sizeof(*nh));
-
-				if (!nh) {
-					x->err = -ENOMEM;
-					return;
-				}
-				x->hits = nh;
-				x->cap = nc;
+			h->modules = true;
+			h->oot |= c.named && !c.in_tree;
+		} else if (k != PKG_OTHER && h->n_kf < MAX_KERNEL_FILES) {
+			nv = realloc(h->kf, (h->n_kf + 1) * sizeof(*nv));
+			if (!nv || !(nv[h->n_kf] = strdup(buf))) {
+				if (nv)
+					h->kf = nv;
+				return -ENOMEM;
 			}
-			x->hits[x->n++] = (struct hit){ x->pkgid, x->modules, x->symvers, x->oot,
-							 x->svpaths, x->n_sv };
-			x->pkgid = NULL;
-			x->svpaths = NULL;
-			x->n_sv = 0;
-		} else {
-			for (size_t i = 0; i < x->n_sv; i++)
-				free(x->svpaths[i]);
-			free(x->svpaths);
-			x->svpaths = NULL;
-			x->n_sv = 0;
+			h->kf = nv;
+			h->n_kf++;
 		}
 	}
+	return 0;
+}
+
+static int fl_pkg(cr_Package *pkg, void *data, GError **err)
+{
+	struct scan *s = data;
+	struct hit h = { 0 };
+	int r;
+
+	s->cur = NULL;
+	s->packages++;
+	r = classify_files(pkg, &h);
+	if (r == 0 && (h.modules || h.n_kf)) {
+		if (s->n == s->cap) {
+			size_t nc = s->cap ? s->cap * 2 : 64;
+			struct hit *nh = realloc(s->hits, nc * sizeof(*nh));
+
+			if (!nh)
+				r = -ENOMEM;
+			else
+				s->hits = nh, s->cap = nc;
+		}
+		if (r == 0 && !(h.pkgid = strdup(pkg->pkgId ? pkg->pkgId : "")))
+			r = -ENOMEM;
+		if (r == 0) {
+			s->hits[s->n++] = h;
+			h = (struct hit){ 0 };
+		}
+	}
+	hit_free(&h);
+	cr_package_free(pkg);
+	if (r < 0) {
+		s->err = r;
+		g_set_error(err, CREATEREPO_C_ERROR, CRE_MEMORY, "out of memory");
+		return CR_CB_RET_ERR;
+	}
+	return CR_CB_RET_OK;
 }
 
 static int cmp_hit(const void *a, const void *b)
@@ -436,161 +470,225 @@ static int cmp_hit(const void *a, const void *b)
 	return strcmp(((const struct hit *)a)->pkgid, ((const struct hit *)b)->pkgid);
 }
 
-/* --------------------------------------------------------- primary */
+/* ----------------------------------------------------------- primary */
 
-struct pr_ctx {
-	pkg_repo_fn fn;
-	void *fn_ctx;
-	const char *dir;
-	struct fl_ctx *fl;
-	bool in_pkg;
-	bool pkgid_yes;
-	char *pkgid, *href, *base, *name;
-	size_t skipped;
-	struct sbuf tmp;
-	int err;
-};
-
-static void pr_start(void *c, const char *name, const char *attrs, bool empty)
+static char *nevra_of(const cr_Package *p)
 {
-	struct pr_ctx *x = c;
+	bool epoch = p->epoch && *p->epoch && strcmp(p->epoch, "0");
 
-	(void)empty;
-	if (!strcmp(name, "package")) {
-		x->in_pkg = true;
-		free(x->pkgid), free(x->href), free(x->base), free(x->name);
-		x->pkgid = x->href = x->base = x->name = NULL;
-	} else if (x->in_pkg && !strcmp(name, "checksum")) {
-		x->pkgid_yes = xml_attr(attrs, "pkgid", &x->tmp) && !strcmp(x->tmp.s, "YES");
-	} else if (x->in_pkg && !strcmp(name, "location")) {
-		if (xml_attr(attrs, "href", &x->tmp))
-			x->href = strdup(x->tmp.s);
-		if (xml_attr(attrs, "xml:base", &x->tmp))
-			x->base = strdup(x->tmp.s);
-	}
+	return pkg_strf("%s-%s%s%s-%s.%s", p->name ? p->name : "?", epoch ? p->epoch : "",
+			epoch ? ":" : "", p->version ? p->version : "?", p->release ? p->release : "?",
+			p->arch ? p->arch : "?");
 }
 
-/* A package of interest: where to open it, and what its file list said. */
-static int pr_emit(struct pr_ctx *x, const struct hit *h)
+static char *dup0(const char *s)
 {
-	struct pkg_repo_entry e = {
-		.location = x->href, .name = x->name, .modules = h->modules, .oot = h->oot,
-		.kernel_files = (const char *const *)h->svpaths, .n_kernel_files = h->n_sv,
-	};
-	char *file, *error = NULL;
-	int r;
+	return s && *s ? strdup(s) : NULL;
+}
 
-	if (x->base && strncmp(x->base, "file://", 7) && x->base[0] != '/') {
-		error = pkg_strf("location %s%s is not local", x->base, x->href);
-		file = pkg_strf("%s%s", x->base, x->href);
-	} else if (x->base) {
-		const char *b = x->base + (strncmp(x->base, "file://", 7) ? 0 : 7);
+/* The package of interest @h, as primary describes @pkg. */
+static int add_entry(struct scan *s, struct hit *h, const cr_Package *pkg)
+{
+	struct pkg_repo_list *l = s->out;
+	struct pkg_repo_pkg *e, *nv;
 
-		file = pkg_strf("%s/%s", b, x->href);
+	nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	e = &l->v[l->n];
+	memset(e, 0, sizeof(*e));
+	e->location = strdup(pkg->location_href);
+	e->base = dup0(pkg->location_base);
+	e->name = dup0(pkg->name);
+	e->nevra = nevra_of(pkg);
+	e->license = dup0(pkg->rpm_license);
+	e->checksum = pkg_strf("%s:%s", pkg->checksum_type ? pkg->checksum_type : "", pkg->pkgId);
+	e->size = pkg->size_package > 0 ? (uint64_t)pkg->size_package : 0;
+	e->modules = h->modules;
+	e->oot = h->oot;
+	e->kernel_files = h->kf;
+	e->n_kernel_files = h->n_kf;
+	h->kf = NULL;
+	h->n_kf = 0;
+	l->n++;
+	if (!e->location || !e->nevra || !e->checksum || (pkg->location_base && *pkg->location_base && !e->base) ||
+	    (pkg->name && *pkg->name && !e->name))
+		return -ENOMEM;
+	return 0;
+}
+
+static int pr_pkg(cr_Package *pkg, void *data, GError **err)
+{
+	struct scan *s = data;
+	struct hit key = { .pkgid = pkg->pkgId }, *h;
+	int r = 0;
+
+	s->cur = NULL;
+	h = s->n && pkg->pkgId ? bsearch(&key, s->hits, s->n, sizeof(*h), cmp_hit) : NULL;
+	if (!h || h->used || !pkg->location_href || !*pkg->location_href) {
+		s->out->skipped++;
 	} else {
-		file = pkg_strf("%s/%s", x->dir, x->href);
+		h->used = true;	/* a package listed twice is audited once */
+		r = add_entry(s, h, pkg);
 	}
-	if (!file)
-		return -ENOMEM;
-	e.file = file;
-	e.error = error;
-	r = x->fn(x->fn_ctx, &e);
-	free(file);
-	free(error);
-	return r;
+	cr_package_free(pkg);
+	if (r < 0) {
+		s->err = r;
+		g_set_error(err, CREATEREPO_C_ERROR, CRE_MEMORY, "out of memory");
+		return CR_CB_RET_ERR;
+	}
+	return CR_CB_RET_OK;
 }
 
-static void pr_end(void *c, const char *name, const char *text)
-{
-	struct pr_ctx *x = c;
-	struct hit key, *h;
-	int r;
+/* ------------------------------------------------------------- scan */
 
-	if (!x->in_pkg)
-		return;
-	if (!strcmp(name, "checksum") && x->pkgid_yes && !x->pkgid) {
-		x->pkgid = strdup(text);
-	} else if (!strcmp(name, "name") && !x->name) {
-		x->name = strdup(text);
-	} else if (!strcmp(name, "package")) {
-		x->in_pkg = false;
-		if (!x->pkgid || !x->href)
-			return;
-		key.pkgid = x->pkgid;
-		h = bsearch(&key, x->fl->hits, x->fl->n, sizeof(*h), cmp_hit);
-		if (!h) {
-			x->skipped++;
-			return;
-		}
-		r = pr_emit(x, h);
-		if (r < 0 && !x->err)
-			x->err = r;
+void pkg_repo_list_free(struct pkg_repo_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct pkg_repo_pkg *e = &l->v[i];
+
+		free(e->location), free(e->base), free(e->name), free(e->nevra), free(e->license);
+		free(e->checksum);
+		for (size_t j = 0; j < e->n_kernel_files; j++)
+			free(e->kernel_files[j]);
+		free(e->kernel_files);
 	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
-static char *meta_path(const char *dir, const char *href)
+/* One parse; a package handed out but not returned (the parse stopped) is ours to free. */
+static int parse(const char *path, bool primary, struct scan *s, char **error)
 {
-	return href[0] == '/' ? strdup(href) : pkg_strf("%s/%s", dir, href);
-}
+	GError *gerr = NULL;
+	char *pp;
+	int fd, rc;
 
-int pkg_repo_scan(const char *dir, pkg_repo_fn fn, void *ctx, size_t *skipped, char **error)
-{
-	struct repomd_ctx md = { 0 };
-	struct fl_ctx fl = { 0 };
-	struct pr_ctx pr = { 0 };
-	char *path = pkg_strf("%s/repodata/repomd.xml", dir), *fp = NULL, *pp = NULL;
-	int r;
-
-	*error = NULL;
-	if (!path)
-		return -ENOMEM;
-	r = xml_scan(path, &(struct xml_cb){ repomd_start, repomd_end, &md }, error);
-	free(path);
-	if (r < 0)
-		goto out;
-	if (!md.primary || !md.filelists) {
-		*error = pkg_strf("%s: repodata/repomd.xml names no %s", dir,
-				  md.primary ? "filelists" : "primary");
-		r = -EINVAL;
-		goto out;
+	pp = parse_path(path, &fd, error);
+	if (!pp)
+		return *error ? -EINVAL : -ENOMEM;
+	if (primary)
+		rc = cr_xml_parse_primary(pp, new_pkg, s, pr_pkg, s, NULL, NULL, 0, &gerr);
+	else
+		rc = cr_xml_parse_filelists(pp, new_pkg, s, fl_pkg, s, NULL, NULL, &gerr);
+	if (s->cur) {
+		cr_package_free(s->cur);
+		s->cur = NULL;
 	}
-	fp = meta_path(dir, md.filelists);
-	pp = meta_path(dir, md.primary);
-	r = xml_scan(fp, &(struct xml_cb){ fl_start, fl_end, &fl }, error);
-	if (r == 0 && fl.err)
-		r = fl.err;
-	if (r < 0)
-		goto out;
-	if (fl.n)
-		qsort(fl.hits, fl.n, sizeof(*fl.hits), cmp_hit);
-	pr.fn = fn;
-	pr.fn_ctx = ctx;
-	pr.dir = dir;
-	pr.fl = &fl;
-	r = xml_scan(pp, &(struct xml_cb){ pr_start, pr_end, &pr }, error);
-	if (r == 0 && pr.err)
-		r = pr.err;
-	*skipped += pr.skipped;
-out:
-	free(fp);
+	if (rc != CRE_OK && !*error)
+		*error = pkg_strf("%s: %s", path, gerr && gerr->message ? gerr->message : "cannot be parsed");
+	if (gerr)
+		g_error_free(gerr);
+	if (fd >= 0)
+		close(fd);
 	free(pp);
-	free(md.type);
-	free(md.primary);
-	free(md.filelists);
-	free(md.tmp.s);
-	for (size_t i = 0; i < fl.n; i++) {
-		free(fl.hits[i].pkgid);
-		for (size_t j = 0; j < fl.hits[i].n_sv; j++)
-			free(fl.hits[i].svpaths[j]);
-		free(fl.hits[i].svpaths);
+	if (rc == CRE_OK)
+		return 0;
+	return s->err ? s->err : -EINVAL;
+}
+
+int pkg_repo_scan(const struct pkg_repodata *rd, struct pkg_repo_list *out, char **error)
+{
+	struct scan s = { .out = out };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	*error = NULL;
+	quiet();
+	r = parse(rd->filelists, false, &s, error);
+	if (r == 0) {
+		if (s.n)
+			qsort(s.hits, s.n, sizeof(*s.hits), cmp_hit);
+		r = parse(rd->primary, true, &s, error);
 	}
-	free(fl.hits);
-	free(fl.pkgid);
-	for (size_t j = 0; j < fl.n_sv; j++)
-		free(fl.svpaths[j]);
-	free(fl.svpaths);
-	free(fl.tmp.s);
-	free(pr.pkgid), free(pr.href), free(pr.base), free(pr.name);
-	free(pr.tmp.s);
+	for (size_t i = 0; i < s.n; i++)
+		hit_free(&s.hits[i]);
+	free(s.hits);
+	if (r < 0)
+		pkg_repo_list_free(out);
 	return r;
+}
+
+/* ----------------------------------------------------- cached scans */
+
+#define MAX_LIST (16u << 20)
+#define MAX_FIELD (64u << 10)
+
+void pkg_repo_list_encode(const struct pkg_repo_list *l, struct pkg_wbuf *b)
+{
+	pkg_w_u64(b, l->skipped);
+	pkg_w_u32(b, (uint32_t)l->n);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct pkg_repo_pkg *e = &l->v[i];
+
+		pkg_w_str(b, e->location);
+		pkg_w_str(b, e->base);
+		pkg_w_str(b, e->name);
+		pkg_w_str(b, e->nevra);
+		pkg_w_str(b, e->license);
+		pkg_w_str(b, e->checksum);
+		pkg_w_u64(b, e->size);
+		pkg_w_u8(b, (uint8_t)(e->modules | e->oot << 1));
+		pkg_w_u32(b, (uint32_t)e->n_kernel_files);
+		for (size_t j = 0; j < e->n_kernel_files; j++)
+			pkg_w_str(b, e->kernel_files[j]);
+	}
+}
+
+int pkg_repo_list_decode(const void *p, size_t n, struct pkg_repo_list *l)
+{
+	struct pkg_rbuf b = { .p = p, .n = n };
+	uint32_t count;
+
+	memset(l, 0, sizeof(*l));
+	l->skipped = pkg_r_u64(&b);
+	count = pkg_r_u32(&b);
+	if (b.bad || count > MAX_LIST || count > n / 16)
+		return -EBADMSG;
+	l->v = calloc(count ? count : 1, sizeof(*l->v));
+	if (!l->v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count && !b.bad; i++) {
+		struct pkg_repo_pkg *e = &l->v[i];
+		uint32_t nk;
+		uint8_t f;
+
+		l->n++;
+		e->location = pkg_r_str(&b, MAX_FIELD);
+		e->base = pkg_r_str(&b, MAX_FIELD);
+		e->name = pkg_r_str(&b, MAX_FIELD);
+		e->nevra = pkg_r_str(&b, MAX_FIELD);
+		e->license = pkg_r_str(&b, MAX_FIELD);
+		e->checksum = pkg_r_str(&b, MAX_FIELD);
+		e->size = pkg_r_u64(&b);
+		f = pkg_r_u8(&b);
+		e->modules = f & 1;
+		e->oot = f & 2;
+		nk = pkg_r_u32(&b);
+		/* a checksum that cannot be used is the package's error when it is read */
+		if (b.bad || f > 3 || nk > MAX_KERNEL_FILES || !e->location || !e->nevra ||
+		    !e->checksum) {
+			b.bad = true;
+			break;
+		}
+		e->kernel_files = calloc(nk ? nk : 1, sizeof(char *));
+		if (!e->kernel_files) {
+			b.bad = b.oom = true;
+			break;
+		}
+		for (uint32_t j = 0; j < nk && !b.bad; j++) {
+			e->kernel_files[j] = pkg_r_str(&b, MAX_FIELD);
+			e->n_kernel_files++;
+			if (!e->kernel_files[j])
+				b.bad = true;
+		}
+	}
+	if (b.bad || b.off != b.n) {
+		int r = b.oom ? -ENOMEM : -EBADMSG;
+
+		pkg_repo_list_free(l);
+		return r;
+	}
+	return 0;
 }

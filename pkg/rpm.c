@@ -9,14 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmlib.h>
 #include <rpm/rpmlog.h>
+#include <rpm/rpmdb.h>
 #include <rpm/rpmmacro.h>
 #include <rpm/rpmts.h>
+#include <openssl/evp.h>
 
 #include "pkg.h"
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* librpm logs through one global callback; keep each thread's last message. */
 static __thread char tls_log[512];
@@ -148,18 +156,11 @@ static char *with_log(const char *cause)
 	return *log ? pkg_strf("%s: %s", cause, log) : strdup(cause);
 }
 
-int pkg_file_open(rpmts ts, const char *path, struct pkg_file *pf, char **error)
+/* The package on pf->fd: header checked, file list read. */
+static int file_read(rpmts ts, const char *path, struct pkg_file *pf, char **error)
 {
 	rpmRC rc;
 
-	memset(pf, 0, sizeof(*pf));
-	*error = NULL;
-	pkg_rpm_log_clear();
-	pf->fd = Fopen(path, "r.ufdio");
-	if (!pf->fd || Ferror(pf->fd)) {
-		*error = strdup(pf->fd ? Fstrerror(pf->fd) : strerror(errno));
-		goto fail;
-	}
 	rc = rpmReadPackageFile(ts, pf->fd, path, &pf->h);
 	switch (rc) {
 	case RPMRC_OK:
@@ -206,6 +207,37 @@ fail:
 	return -EINVAL;
 }
 
+int pkg_file_open(rpmts ts, const char *path, struct pkg_file *pf, char **error)
+{
+	memset(pf, 0, sizeof(*pf));
+	*error = NULL;
+	pkg_rpm_log_clear();
+	pf->fd = Fopen(path, "r.ufdio");
+	if (!pf->fd || Ferror(pf->fd)) {
+		*error = strdup(pf->fd ? Fstrerror(pf->fd) : strerror(errno));
+		if (pf->fd)
+			Fclose(pf->fd);
+		pf->fd = NULL;
+		return -EINVAL;
+	}
+	return file_read(ts, path, pf, error);
+}
+
+int pkg_file_open_fd(rpmts ts, int fd, const char *label, struct pkg_file *pf, char **error)
+{
+	memset(pf, 0, sizeof(*pf));
+	*error = NULL;
+	pkg_rpm_log_clear();
+	if (lseek(fd, 0, SEEK_SET) < 0 || !(pf->fd = fdDup(fd)) || Ferror(pf->fd)) {
+		*error = strdup(strerror(errno ? errno : EBADF));
+		if (pf->fd)
+			Fclose(pf->fd);
+		pf->fd = NULL;
+		return -EINVAL;
+	}
+	return file_read(ts, label, pf, error);
+}
+
 void pkg_file_close(struct pkg_file *pf)
 {
 	rpmfilesFree(pf->files);
@@ -231,4 +263,43 @@ int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+char *pkg_keyring_id(rpmts ts)
+{
+	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_NAME, "gpg-pubkey", 0);
+	char **keys = NULL, *dbpath = rpmExpand("%{_dbpath} %{?_keyringpath}", NULL), *id = NULL;
+	size_t n = 0, cap = 0;
+	unsigned char dig[32];
+	EVP_MD_CTX *x = EVP_MD_CTX_new();
+	Header h;
+	bool ok = x && dbpath && EVP_DigestInit_ex(x, EVP_sha256(), NULL);
+
+	/* the public keys in the rpmdb (rpm 4.18's keyring), by key id and date */
+	while (ok && mi && (h = rpmdbNextIterator(mi))) {
+		char *s = headerFormat(h, "%{VERSION}-%{RELEASE}", NULL);
+
+		if (!s || (n == cap && !(keys = reallocarray(keys, cap = cap ? 2 * cap : 16, sizeof(*keys))))) {
+			free(s);
+			ok = false;
+			break;
+		}
+		keys[n++] = s;
+	}
+	rpmdbFreeIterator(mi);
+	if (ok && n)
+		qsort(keys, n, sizeof(*keys), cmp_strp);
+	if (ok)
+		ok = EVP_DigestUpdate(x, dbpath, strlen(dbpath) + 1);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = EVP_DigestUpdate(x, keys[i], strlen(keys[i]) + 1);
+	if (ok && EVP_DigestFinal_ex(x, dig, NULL) && (id = malloc(65)))
+		for (int i = 0; i < 32; i++)
+			sprintf(id + 2 * i, "%02x", dig[i]);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	free(dbpath);
+	EVP_MD_CTX_free(x);
+	return id;
 }

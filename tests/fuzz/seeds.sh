@@ -1,13 +1,13 @@
 #!/bin/bash
 # Seed inputs for the fuzz harnesses, generated from the repository (binary
 # seeds are never committed: they are rebuilt here from the test modules).
-#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,kimage}/
+#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,kimage,repodata,facts}/
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=$1
 MODS=${TG_MODULES_OUT:-tests/modules/out}
 rm -rf "$OUT"
-mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,kimage}
+mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,kimage,repodata,facts}
 tests/modules/build.sh "$MODS" >/dev/null
 # module: a few small test modules in each compression, a signed one, an edited one
 for f in gplok.ko gplok.ko.xz gplok.ko.zst gplok.ko.gz lve.ko signedown.ko badsig.ko nover.ko \
@@ -47,7 +47,46 @@ if command -v rpmbuild >/dev/null; then
 		cp "$T"/RPMS/noarch/*.rpm "$OUT/package/"
 	rm -rf "$T"
 fi
+# repodata: repomd.xml, filelists and primary of a repository made by createrepo_c
+# from the package seed (a kmod), as the harness takes them (u32 length of
+# repomd, u32 length of filelists, the three files); and a cached scan record
+if command -v createrepo_c >/dev/null && ls "$OUT"/package/*.rpm >/dev/null 2>&1; then
+	T=$(mktemp -d)
+	cp "$OUT"/package/*.rpm "$T/"
+	createrepo_c -q --general-compress-type=gz "$T" >/dev/null 2>&1 &&
+		python3 - "$T" "$OUT/repodata" <<'EOF'
+import glob, gzip, os, struct, sys
+t, out = sys.argv[1], sys.argv[2]
+md = open(os.path.join(t, "repodata", "repomd.xml"), "rb").read()
+fl = gzip.open(glob.glob(os.path.join(t, "repodata", "*-filelists.xml.gz"))[0]).read()
+pr = gzip.open(glob.glob(os.path.join(t, "repodata", "*-primary.xml.gz"))[0]).read()
+open(os.path.join(out, "kmod-repo"), "wb").write(struct.pack("<II", len(md), len(fl)) + md + fl + pr)
+# a cached scan record (pkg_repo_list_encode): one package, one kernel file
+def s(x):
+    if x is None:
+        return struct.pack("<I", 0)
+    b = x.encode()
+    return struct.pack("<I", len(b) + 1) + b
+rec = struct.pack("<QI", 2, 1) + s("kmod-x-1.0-1.x86_64.rpm") + s(None) + s("kmod-x") + \
+      s("kmod-x-1.0-1.x86_64") + s("GPLv2") + s("sha256:" + "ab" * 32) + struct.pack("<Q", 4096) + \
+      bytes([1]) + struct.pack("<I", 1) + s("/usr/src/kernels/6.1.0-1/Module.symvers")
+open(os.path.join(out, "scan-record"), "wb").write(b"TGRL" + rec)
+EOF
+	rm -rf "$T"
+fi
+# facts: 'M' + a module (the harness writes, reads back and compares its facts
+# and verdict), and 'F' + the facts of a few modules (written by the harness)
+for f in gplok.ko lve.ko signedown.ko nsok.ko propexp.ko nover.ko; do
+	{ printf 'M'; cat "$MODS/$f"; } >"$OUT/facts/M-$f"
+done
+FB=${B:-build}/fuzz/replay_facts
+[ -x "$FB" ] || FB=${B:-build}/fuzz/fuzz_facts
+if [ -x "$FB" ]; then
+	for f in gplok.ko signedown.ko nsok.ko propexp.ko; do
+		TG_FACTS_EMIT="$OUT/facts/F-$f" "$FB" "$OUT/facts/M-$f" >/dev/null 2>&1 || true
+	done
+fi
 # regression inputs (crashes once found) join the seeds
-for h in module decompress symvers policy package record kimage; do
+for h in module decompress symvers policy package record kimage repodata facts; do
 	if [ -d "tests/fuzz/regressions/$h" ]; then cp tests/fuzz/regressions/$h/* "$OUT/$h/" 2>/dev/null || true; fi
 done
