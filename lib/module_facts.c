@@ -24,19 +24,25 @@
  *   u32 n; n x (str name, u8 gpl_only | has_crc << 1, str ns, u32 crc); u8 exports_have_crcs
  *   u8 present, malformed, algo, hash, id_type, signer_len, key_id_len; u32 sig_len;
  *       str signer, key_id, hash_algo                      signature trailer
+ *   u8 has_sigdata; then u32 der_len, der bytes; u32 n; n x (i32 nid, u8 len, len bytes)
+ *                                                           the PKCS#7 and digests of the
+ *                                                           signed bytes (verification)
  *   u32 n; n x str                                          problems
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyring.h"
 #include "module_internal.h"
 
 #define FACTS_MAGIC "TGMF"
-#define FACTS_VERSION 1u
+#define FACTS_VERSION 2u	/* 2: the signature data for verification */
 /* One string of a module: a .modinfo description or a symbol name. */
 #define MAX_STRING (1u << 20)
 #define MAX_PROBLEMS 4096
+/* A module's PKCS#7: the kernel's own limit on a signature is far below this. */
+#define MAX_SIG_DER (1u << 20)
 
 /*
  * A new field of these structs must be written and read here (and
@@ -118,6 +124,25 @@ static void put_str(struct wb *b, const char *s)
 	put(b, s, n);
 }
 
+static void put_sigdata(struct wb *b, const struct tg_sigdata *sd)
+{
+	put_u8(b, sd != NULL);
+	if (!sd)
+		return;
+	if (sd->der_len > MAX_SIG_DER) {	/* never write what cannot be read */
+		b->oom = true;
+		return;
+	}
+	put_u32(b, (uint32_t)sd->der_len);
+	put(b, sd->der, sd->der_len);
+	put_u32(b, (uint32_t)sd->n_digest);
+	for (size_t i = 0; i < sd->n_digest; i++) {
+		put_u32(b, (uint32_t)sd->digest[i].nid);
+		put_u8(b, sd->digest[i].len);
+		put(b, sd->digest[i].md, sd->digest[i].len);
+	}
+}
+
 int tg_module_facts_write(const struct tg_module *m, void **out, size_t *len)
 {
 	const struct tg_signature *sg = &m->sig;
@@ -177,6 +202,7 @@ int tg_module_facts_write(const struct tg_module *m, void **out, size_t *len)
 	put_str(&b, sg->signer);
 	put_str(&b, sg->key_id);
 	put_str(&b, sg->hash_algo);
+	put_sigdata(&b, tg_module_priv(m)->sigdata);
 	put_u32(&b, (uint32_t)m->n_problems);
 	for (size_t i = 0; i < m->n_problems; i++)
 		put_str(&b, m->problems[i]);
@@ -313,6 +339,38 @@ static void *alloc_array(struct rb *b, size_t n, size_t size)
 	return p;
 }
 
+/* The signature data a verification needs; NULL when the record has none. */
+static struct tg_sigdata *get_sigdata(struct rb *b)
+{
+	struct tg_sigdata *sd;
+	const unsigned char *p;
+	size_t n;
+
+	if (!get_bool(b) || b->bad)
+		return NULL;
+	n = get_count(b, MAX_SIG_DER, 1);
+	if (b->bad || !(p = take(b, n)))
+		return NULL;
+	sd = calloc(1, sizeof(*sd));
+	if (!sd || !(sd->der = malloc(n ? n : 1))) {
+		free(sd);
+		b->bad = b->oom = true;
+		return NULL;
+	}
+	memcpy(sd->der, p, n);
+	sd->der_len = n;
+	n = get_count(b, TG_SIG_MAX_DIGESTS, 5);
+	for (size_t i = 0; i < n && !b->bad; i++, sd->n_digest++) {
+		sd->digest[i].nid = (int)get_u32(b);
+		sd->digest[i].len = get_u8(b);
+		if (sd->digest[i].len > sizeof(sd->digest[i].md))
+			fail(b, "a digest longer than any");
+		else if ((p = take(b, sd->digest[i].len)))
+			memcpy(sd->digest[i].md, p, sd->digest[i].len);
+	}
+	return sd;
+}
+
 static void read_body(struct rb *b, struct tg_module *m, const struct tg_limits *lim)
 {
 	struct tg_strpool **pool = &tg_module_priv(m)->strings;
@@ -402,6 +460,7 @@ static void read_body(struct rb *b, struct tg_module *m, const struct tg_limits 
 	sg->signer = get_str(b, NULL, true);
 	sg->key_id = get_str(b, NULL, true);
 	sg->hash_algo = get_str(b, NULL, true);
+	tg_module_priv(m)->sigdata = get_sigdata(b);
 
 	n = get_count(b, MAX_PROBLEMS, 4);
 	if (!b->bad && n && (m->problems = alloc_array(b, n, sizeof(char *))))
