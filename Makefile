@@ -35,7 +35,7 @@ endif
 
 WARN    = -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"'
+CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
 LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c
@@ -53,6 +53,10 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 # pkg/: reading rpm packages (librpm), a private static library of the front ends
 PKG_SRC  = $(sort $(wildcard pkg/*.c))
 PKG_OBJ  = $(PKG_SRC:%.c=$(B)/%.o)
+# guard/: the files that decide whether taintguard runs (rpm macro files, dkms
+# framework files ...), read as rpm and dkms read them; no librpm, private, static
+GUARD_SRC = $(sort $(wildcard guard/*.c))
+GUARD_OBJ = $(GUARD_SRC:%.c=$(B)/%.o)
 # cli/: `taintguard` (no librpm) and `taintguard-audit` (the audit command, with pkg/)
 AUDIT_SRC = cli/cmd_audit.c $(sort $(wildcard cli/audit_*.c))
 CLI_SRC  = $(filter-out $(AUDIT_SRC),$(sort $(wildcard cli/*.c)))
@@ -66,7 +70,7 @@ UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
 FUZZ_NAMES = module decompress symvers policy package record
-FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
 
@@ -83,28 +87,32 @@ all: $(TARGETS)
 # The installed paths are compiled in (default policy, /etc/taintguard):
 # rebuild when PREFIX/DATADIR/SYSCONFDIR change between make and make install.
 PATHS_STAMP = $(B)/paths.stamp
-$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' > $(PATHS_STAMP))
+$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' > $(PATHS_STAMP))
 
 # Hidden by default: only what lib/taintguard.h declares is exported (see lib/libtaintguard.map).
 $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -fvisibility=hidden $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
+$(B)/guard/%.o: guard/%.c guard/guard.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h $(wildcard cli/*.h) $(PATHS_STAMP)
+$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ihooks $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
+
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ihooks -Iguard $(ALLCFLAGS) -c -o $@ $<
 
 $(B)/libtaintguard.a: $(LIB_OBJ)
 	@rm -f $@
@@ -119,38 +127,46 @@ $(B)/libtgpkg.a: $(PKG_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(B)/libtgguard.a: $(GUARD_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.  taintguard itself
 # needs no librpm (check on a DKMS-only host); taintguard-audit does.
-$(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 
-$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
-	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 
-$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libtaintguard.a
+$(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
 
-unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate
+unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate $(B)/tests/guard-macrodefs
+
+$(B)/tests/guard-macrodefs: tests/guard/macrodefs.c $(B)/libtgguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a
 
 $(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg.a $(B)/libtaintguard.a
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg.a $(B)/libtaintguard.a
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
 
 # make fuzz FUZZ_SECONDS=N: every libFuzzer harness for N seconds (clang)
 fuzz:

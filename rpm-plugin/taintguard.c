@@ -190,6 +190,7 @@ static void taintguard_cleanup(rpmPlugin plugin)
 	if (!st)
 		return;
 	tgp_reset(st);
+	tgp_guard_reset(st);
 	tg_ctx_free(st->ctx);	/* and the policy */
 	free(st->policy_path);
 	free(st->statedir);
@@ -235,6 +236,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		judge[i]->n_mods = 0;
 	}
 	free(judge);
+	tgp_guard_check(st, ts);
 	if (st->test)	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)
 			if (st->pkgs[i].scanned && st->pkgs[i].action != TG_ACTION_ALLOW)
@@ -245,31 +247,35 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
+	/* files that would switch taintguard off (guard.c): reported first */
+	rpmRC guard = tgp_guard_psm_pre(st, te);
 	struct tgp_pkg *pkg;
 
 	st->chrooted = true;	/* psm, scriptlet and fsm hooks run inside the root */
 	st->cur = NULL;
 	if (rpmteType(te) != TR_ADDED || (pkg = tgp_pkg_find(st, te)) == NULL)
-		return RPMRC_OK;
+		return guard;
 	st->cur = pkg;		/* for the backstop: fsm hooks run in the install stage only */
 	/*
 	 * rpm < 6.1 also calls psm_pre for %pretrans and trigger stages; the
 	 * first call precedes every scriptlet, file and the rpmdb entry.
 	 */
 	if (pkg->psm_seen)
-		return RPMRC_OK;
+		return guard;
 	pkg->psm_seen = true;
+	if (guard == RPMRC_FAIL)
+		pkg->refused = true;
 	if (!pkg->scanned)
-		return RPMRC_OK;	/* checked file by file in fsm_file_prepare */
+		return guard;	/* checked file by file in fsm_file_prepare */
 	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
 		tgp_report(st, pkg, true);
 		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
 		pkg->refused = true;
 		return RPMRC_FAIL;
 	}
-	if (pkg->action != TG_ACTION_ALLOW)
+	if (pkg->action != TG_ACTION_ALLOW && guard != RPMRC_FAIL)
 		tgp_report(st, pkg, false);
-	return RPMRC_OK;
+	return guard;
 }
 
 static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
@@ -371,6 +377,7 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmtsi pi;
 	rpmte te;
 
+	tgp_guard_reset(st);
 	if (!st->root || st->test) {
 		tgp_reset(st);
 		return RPMRC_OK;

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat dkms package kernel sanitize
+# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat guard dkms package kernel sanitize
 # (default: all).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat dkms package kernel sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat guard dkms package kernel sanitize"
 SUITES=${*:-$ALL}
 total_pass=0
 total_fail=0
@@ -69,6 +69,7 @@ for s in $SUITES; do
 	audit) run_suite audit tests/audit/run.sh ;;
 	rpm) run_suite rpm tests/rpm/run.sh ;;
 	rpm-compat) run_suite rpm-compat tests/rpm/compat.sh ;;	# the same suite on rpm 4.16
+	guard) run_suite guard tests/guard/run.sh ;;	# packages and files that would switch taintguard off
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	package) run_suite package tests/package/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
