@@ -206,6 +206,11 @@ RPM_PLUGINDIR ?= $(shell rpm --eval '%{__plugindir}' 2>/dev/null)
 RPM_MACRODIR  ?= $(shell rpm --eval '%{_rpmmacrodir}' 2>/dev/null)
 BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
+# systemd reads units from /usr/lib/systemd/system and, for PREFIX=/usr/local, /usr/local/lib/systemd/system
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+
+$(B)/taintguard-status.service: systemd/taintguard-status.service.in $(PATHS_STAMP)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
 
 $(B)/taintguard.pc: taintguard.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)|' $< > $@
@@ -221,8 +226,8 @@ install-lib: $(B)/libtaintguard.so.0 $(B)/libtaintguard.a $(B)/taintguard.pc
 	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
 	install -m 644 $(B)/taintguard.pc $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc
 
-install: all install-lib
-	install -d $(DESTDIR)$(BINDIR) \
+install: all install-lib $(B)/taintguard-status.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
@@ -236,11 +241,16 @@ install: all install-lib
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	# the daily "taintguard status" (installed, not enabled)
+	install -m 644 $(B)/taintguard-status.service systemd/taintguard-status.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
 	if [ -f $(B)/taintguard.so ] && [ -n "$(RPM_PLUGINDIR)" ]; then \
 		install -d $(DESTDIR)$(RPM_PLUGINDIR) $(DESTDIR)$(RPM_MACRODIR) && \
 		install -m 755 $(B)/taintguard.so $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so && \
 		install -m 644 rpm-plugin/macros.transaction_taintguard $(DESTDIR)$(RPM_MACRODIR)/; fi
 	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh $(DESTDIR)
+	# what is installed now is what the admin accepts (taintguard status compares with it);
+	# a package (DESTDIR) leaves that to rpm -V and the admin
+	[ -n "$(DESTDIR)" ] || $(BINDIR)/taintguard status --accept
 
 # Removes what install laid down, except the admin's /etc/taintguard/policy.yaml.
 uninstall:
@@ -251,6 +261,9 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libtaintguard.so $(DESTDIR)$(LIBDIR)/libtaintguard.a \
 		$(DESTDIR)$(INCLUDEDIR)/taintguard.h $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc \
 		$(DESTDIR)$(DATADIR)/taintguard/default.yaml $(DESTDIR)$(BASHCOMPDIR)/taintguard \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/taintguard-status.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/taintguard-status.timer \
+		$(DESTDIR)/var/lib/taintguard/guard.conf \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard man/*.5)) \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard man/*.8))

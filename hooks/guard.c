@@ -52,12 +52,12 @@ static void conf_files(const struct settings *s, const char *m, const char *v, c
 	}
 }
 
-/* Prepend @reason to @v's reasons and let the guard decide, when that is worse. */
+/* Prepend @reason to @v's reasons; the guard decides when that is worse. */
 static void apply(struct tg_verdict *v, const struct tg_decision *d, const char *reason)
 {
 	char **nr;
 
-	if (d->action <= v->action)
+	if (d->action == TG_ACTION_ALLOW)
 		return;
 	nr = realloc(v->reasons, (v->n_reasons + 1) * sizeof(*nr));
 	if (nr) {
@@ -69,6 +69,8 @@ static void apply(struct tg_verdict *v, const struct tg_decision *d, const char 
 		else
 			memmove(nr, nr + 1, v->n_reasons * sizeof(*nr));
 	}
+	if (d->action <= v->action)
+		return;
 	v->action = d->action;
 	free(v->rule);
 	v->rule = strdup(d->rule ? d->rule : "guard");

@@ -498,6 +498,26 @@ static bool removed_by(rpmts ts, struct gpkg *p, const char *path)
 	return gone;
 }
 
+/*
+ * Our own package, while none is installed, laying down our macro file
+ * where none is: what "its name when it is not installed yet" allows.  Over
+ * an existing file (a make install) its content is judged like any other,
+ * so a package taking our name cannot switch the plugin off with it.
+ */
+static bool own_first_install(struct tgp_guard *g, const struct gpkg *p, const struct gfile *f)
+{
+	struct stat st;
+	char *full;
+	bool fresh;
+
+	if (!p->own_name || !guard_named_like_macros(f->path))
+		return false;
+	full = rstrscat(NULL, g->root, f->path, NULL);
+	fresh = full && lstat(full, &st) < 0 && errno == ENOENT;
+	free(full);
+	return fresh;
+}
+
 /* The macro files as they would be once @p is installed. */
 static int state_with(struct tgp_guard *g, rpmts ts, struct gpkg *p, struct guard_mfile **out,
 		      size_t *n_out)
@@ -527,7 +547,8 @@ static int state_with(struct tgp_guard *g, rpmts ts, struct gpkg *p, struct guar
 			struct gfile *f = &p->files[k];
 			bool there = false;
 
-			if (f->kind != GUARD_MACRO || !f->text || !guard_glob_match(g->pl.macro[i], f->path))
+			if (f->kind != GUARD_MACRO || !f->text || !guard_glob_match(g->pl.macro[i], f->path) ||
+			    own_first_install(g, p, f))
 				continue;
 			for (size_t j = start; j < n && !there; j++)
 				there = !strcmp(v[j].path, f->path);

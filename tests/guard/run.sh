@@ -88,15 +88,24 @@ for f in split continued braces nul blanks crlf notdefs; do
 	theirs=$(rpm --macros "$M/$f" "${evals[@]}" 2>/dev/null | grep '^_tg_' | sort | tr '\n' ' ')
 	check "macro reader agrees with rpm on '$f': [$ours] = [$theirs]" test "$ours" = "$theirs"
 done
-# rpm's own macro files: every name rpm defines from them, guard/ reads as defined
+# rpm's own macro files: every name rpm defines from one of them (and does not
+# without it), guard/ reads as defined
+defined_by() {	# FILE NAME...: the names rpm defines with FILE as its macro path
+	local f=$1 n args=(); shift
+	for n in "$@"; do args+=(--eval "%{?$n:$n}"); done
+	rpm --macros "$f" "${args[@]}" 2>/dev/null | grep -E '^[A-Za-z_]' | sort -u
+}
 for f in /usr/lib/rpm/macros /usr/lib/rpm/platform/x86_64-linux/macros; do
 	[ -f "$f" ] || continue
+	cand=$(grep -oE '^[[:blank:]]*%[[:blank:]]*[A-Za-z_][A-Za-z0-9_]*' "$f" | tr -d '%[:blank:]' | sort -u)
+	# shellcheck disable=SC2086
+	want=$(comm -23 <(defined_by "$f" $cand) <(defined_by /dev/null $cand))
 	ours=$("$B/tests/guard-macrodefs" "$f" | sort -u)
-	missing=0
-	for n in $(grep -oE '^%[A-Za-z_][A-Za-z0-9_]*' "$f" | tr -d % | sort -u); do
-		grep -qx "$n" <<<"$ours" || missing=$((missing + 1))
-	done
-	check "macro reader finds every definition of $f ($(wc -l <<<"$ours") names)" test "$missing" = 0
+	missed=$(comm -23 <(echo "$want") <(echo "$ours") | tr '\n' ' ')
+	check "macro reader finds every name rpm defines from $f ($(wc -l <<<"$want") names; missed: $missed)" \
+		test -z "$missed"
+	extra=$(comm -13 <(echo "$cand") <(echo "$ours") | tr '\n' ' ')
+	check "macro reader reads no name that is not at a line start of $f (extra: $extra)" test -z "$extra"
 done
 
 # ------------------------------------------------------------ packages
@@ -481,20 +490,32 @@ if command -v dkms >/dev/null; then
 		bash -c "test $SRC = 4 && grep -q 'no longer taintguard.s wrapper' '$W/o'"
 	cp "$W/wrapper" /usr/sbin/dkms
 
+	# with the wrapper, every package gets our PRE_INSTALL: tg-lve is refused there
+	rm -rf /usr/src/tg-lve-1.0 && cp -r "$REPO/tests/dkms/pkgs/tg-lve-1.0" /usr/src/
+	dkms add tg-lve/1.0 >/dev/null 2>&1
+	dkms install tg-lve/1.0 -k "$K" >"$W/o" 2>&1; rc=$?
+	check "dkms: a plain package runs our pre_install and is refused there (dkms exit $rc = 101)" \
+		bash -c "test $rc = 101 && grep -q 'Running the pre_install script' '$W/o'"
+	dkms remove tg-lve/1.0 --all >/dev/null 2>&1
+
 	# a DKMS package whose dkms.conf drops the wrapper's PRE_INSTALL
+	# (1.0: the clean module, which the policy allows; 2.0: lve, which it denies)
 	for v in 1.0 2.0; do
 		src=/usr/src/tg-bypass-$v
-		rm -rf "$src" && cp -r "$REPO/tests/dkms/pkgs/tg-lve-1.0" "$src"
+		from=tg-clean-1.0
+		[ "$v" = 2.0 ] && from=tg-lve-1.0
+		rm -rf "$src" && cp -r "$REPO/tests/dkms/pkgs/$from" "$src"
 		sed -i "s/^PACKAGE_NAME=.*/PACKAGE_NAME=\"tg-bypass\"/; s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$v\"/" "$src/dkms.conf"
 		echo 'unset DKMS_DIRECTIVE_TG' >>"$src/dkms.conf"
 	done
 	dkms add tg-bypass/1.0 >/dev/null 2>&1
 	dkms install tg-bypass/1.0 -k "$K" >"$W/o" 2>&1; rc=$?
-	check "dkms: tg-bypass (dkms.conf unsets DKMS_DIRECTIVE_TG): lve not installed (dkms exit $rc)" \
-		bash -c "! ls /lib/modules/$K/updates/dkms/lve.ko* >/dev/null 2>&1"
-	check "dkms: the denial names the package's dkms.conf and the rule" \
-		bash -c "grep -q 'tg-bypass-1.0.*dkms.conf could switch taintguard.s check off: it touches DKMS_DIRECTIVE_' '$W/o' || grep -q 'source/dkms.conf could switch taintguard.s check off' '$W/o'"
+	check "dkms: tg-bypass/1.0 (dkms.conf unsets DKMS_DIRECTIVE_TG), a clean module: not installed (dkms exit $rc)" \
+		bash -c "! ls /lib/modules/$K/updates/dkms/tgclean.ko* >/dev/null 2>&1 && grep -q 'DENIED by taintguard policy: module tgclean' '$W/o'"
+	check "dkms: the denial names the package's dkms.conf, the reason and the rule guard" \
+		bash -c "grep -q 'reason: the package.s /var/lib/dkms/tg-bypass/1.0/source/dkms.conf could switch taintguard.s check off: it touches DKMS_DIRECTIVE_' '$W/o' && grep -q \"policy: rule 'guard'\" '$W/o'"
 	[ "$fail" -eq 0 ] || show
+	dkms remove tg-bypass/1.0 --all >/dev/null 2>&1
 	# the bypass is real: with an exception for that file, our PRE_INSTALL never runs
 	cat >>/etc/taintguard/policy.yaml <<'EOF'
 EOF
@@ -507,10 +528,10 @@ exceptions:
 EOF
 	dkms add tg-bypass/2.0 >/dev/null 2>&1
 	dkms install tg-bypass/2.0 -k "$K" >"$W/o" 2>&1; rc=$?
-	check "dkms: with an exception for it, dkms runs no pre_install for tg-bypass/2.0 (the directive is gone)" \
-		bash -c "! grep -qi 'pre_install' '$W/o'"
-	check "dkms: ... and only the audit after dkms takes lve out again" \
-		bash -c "grep -q 'uninstall' '$W/o' && ! ls /lib/modules/$K/updates/dkms/lve.ko* >/dev/null 2>&1"
+	check "dkms: with an exception for that file, dkms runs no pre_install for tg-bypass/2.0 and installs lve" \
+		bash -c "! grep -q 'Running the pre_install script' '$W/o' && grep -q 'outcome: it was installed for $K' '$W/o'"
+	check "dkms: ... and only the audit after dkms takes it out again" \
+		bash -c "grep -q 'taintguard uninstalls tg-bypass/2.0' '$W/o' && ! ls /lib/modules/$K/updates/dkms/lve.ko* >/dev/null 2>&1"
 	[ "$fail" -eq 0 ] || show
 else
 	echo "# no dkms here: DKMS part skipped"
