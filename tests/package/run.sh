@@ -95,7 +95,8 @@ check "lve: nothing installed" bash -c "! rpm --root '$T' -q tg-lve >/dev/null 2
 # ------------------------------------------------------------ our own upgrade, with our plugin on guard
 # The same build packaged again as release 1.tg2 (rpmbuild --short-circuit: the
 # files are the same, the release is higher; such packages need --nodeps).
-rpmbuild -bb --nodeps --noclean --short-circuit --define "_topdir $W/rpmbuild" \
+BR1=$(find "$W/rpmbuild/BUILDROOT" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+rpmbuild -bb --nodeps --noclean --short-circuit --define "_topdir $W/rpmbuild" --define "buildroot $BR1" \
 	--define "debug_package %{nil}" --define "dist .tg2" taintguard.spec >"$W/rpmbuild2.log" 2>&1 ||
 	{ tail -n 20 "$W/rpmbuild2.log"; nok "rpmbuild the second release"; }
 mapfile -t RPMS2 < <(find "$W/rpmbuild/RPMS" -name '*.tg2.*rpm' | sort)
