@@ -69,7 +69,7 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package record
+FUZZ_NAMES = module decompress symvers policy package record guard
 FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30

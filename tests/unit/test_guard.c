@@ -229,9 +229,11 @@ static void test_places(void **state)
 
 static void test_rpmrc(void **state)
 {
-	char *a = guard_rpmrc_significant("# c\n  optflags: x86_64 -O2\narchcolor: x86_64 2\n\n"
-					  "include: /usr/lib/rpm/rpmrc  \n", 90);
-	char *b = guard_rpmrc_significant("arch_canon:\tx86_64: x86_64 1\r\n", 30);
+	static const char ta[] = "# c\n  optflags: x86_64 -O2\narchcolor: x86_64 2\n\n"
+				 "include: /usr/lib/rpm/rpmrc  \n";
+	static const char tb[] = "arch_canon:\tx86_64: x86_64 1\r\n";
+	char *a = guard_rpmrc_significant(ta, strlen(ta));
+	char *b = guard_rpmrc_significant(tb, strlen(tb));
 
 	assert_string_equal(a, "include: /usr/lib/rpm/rpmrc\n");
 	assert_string_equal(b, "arch_canon:\tx86_64: x86_64 1\n");
@@ -242,6 +244,16 @@ static void test_rpmrc(void **state)
 static void expect_mention(const char *text, const char *word, bool prefix, unsigned line)
 {
 	assert_int_equal(guard_shell_mention(text, strlen(text), word, prefix), line);
+}
+
+static const char *fw(const char *text, char *buf, size_t size)
+{
+	return guard_dkms_framework_reason(text, strlen(text), buf, size);
+}
+
+static const char *dc(const char *text, char *buf, size_t size)
+{
+	return guard_dkms_conf_reason(text, strlen(text), buf, size);
 }
 
 static void test_shell(void **state)
@@ -260,25 +272,21 @@ static void test_shell(void **state)
 	expect_mention("x=${y#DKMS_DIRECTIVE}\n", "DKMS_DIRECTIVE", true, 1);
 	expect_mention("MY_DKMS_DIRECTIVE=1\n", "DKMS_DIRECTIVE", true, 0);
 
-	why = guard_dkms_framework_reason("# sign_file=\"/x\"\nmok_signing_key=/k\n", 36, buf,
-					  sizeof(buf));
+	why = fw("# sign_file=\"/x\"\nmok_signing_key=/k\n", buf, sizeof(buf));
 	assert_null(why);
-	why = guard_dkms_framework_reason("post_transaction=x\nsign_file=/bin/true\n", 38, buf,
-					  sizeof(buf));
+	why = fw("post_transaction=x\nsign_file=/bin/true\n", buf, sizeof(buf));
 	assert_non_null(why);
 	assert_non_null(strstr(why, "sets sign_file"));
 	assert_non_null(strstr(why, "(line 2)"));
-	why = guard_dkms_framework_reason("try_sign_modules=false\n", 23, buf, sizeof(buf));
+	why = fw("try_sign_modules=false\n", buf, sizeof(buf));
 	assert_non_null(why);
-	why = guard_dkms_framework_reason("rm -f /etc/dkms/framework.conf.d/zz-TaintGuard.conf\n", 52,
-					  buf, sizeof(buf));
+	why = fw("rm -f /etc/dkms/framework.conf.d/zz-TaintGuard.conf\n", buf, sizeof(buf));
 	assert_non_null(why);
 	assert_non_null(strstr(why, "names taintguard"));
-	why = guard_dkms_conf_reason("PACKAGE_NAME=x\nPRE_INSTALL=\"../../usr/libexec/taintguard/"
-				     "taintguard-dkms-pre-install own.sh\"\n", 90, buf, sizeof(buf));
+	why = dc("PACKAGE_NAME=x\nPRE_INSTALL=\"../../usr/libexec/taintguard/"
+				     "taintguard-dkms-pre-install own.sh\"\n", buf, sizeof(buf));
 	assert_null(why);
-	why = guard_dkms_conf_reason("PACKAGE_NAME=x\nDKMS_DIRECTIVE_ZZ=PRE_INSTALL=/bin/true\n", 54,
-				     buf, sizeof(buf));
+	why = dc("PACKAGE_NAME=x\nDKMS_DIRECTIVE_ZZ=PRE_INSTALL=/bin/true\n", buf, sizeof(buf));
 	assert_non_null(why);
 	assert_non_null(strstr(why, "(line 2)"));
 }
