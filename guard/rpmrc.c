@@ -19,7 +19,8 @@ static bool harmless(const char *kw, size_t len)
 char *guard_rpmrc_significant(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	char *out = malloc(len + 1), *o = out;
+	/* every kept line gets a newline, also a last one without: len + 1 and the NUL */
+	char *out = malloc(len + 2), *o = out;
 
 	if (!out)
 		return NULL;

@@ -239,6 +239,10 @@ static void test_rpmrc(void **state)
 	assert_string_equal(b, "arch_canon:\tx86_64: x86_64 1\n");
 	free(a);
 	free(b);
+	/* a last line without a newline gets one (found by fuzz_guard: one byte too few) */
+	a = guard_rpmrc_significant("x", 1);
+	assert_string_equal(a, "x\n");
+	free(a);
 }
 
 static void expect_mention(const char *text, const char *word, bool prefix, unsigned line)
