@@ -96,7 +96,7 @@ sed -i 's/^PACKAGE_NAME=.*/PACKAGE_NAME="tg-bypass"/' "$SB/usr/src/tg-bypass-1.0
 echo 'unset DKMS_DIRECTIVE_TG' >>"$SB/usr/src/tg-bypass-1.0/dkms.conf"
 D add tg-bypass/1.0
 DKMS_DIRECTIVE_TG=$DIRECTIVE D install tg-bypass/1.0 -k "$K"; rc=$?
-check "dkms.conf drops the directive: dkms runs no pre_install" ! grep -q "Running the pre_install script" "$SB/out"
+check "dkms.conf drops the directive: dkms runs no pre_install" bash -c "! grep -q 'Running the pre_install script' '$SB/out'"
 if grep -q 'sign_file' "$IN"; then
 	check "guard: tg-bypass's clean module not installed (dkms rc $rc)" bash -c "! compgen -G '$SB/lib/modules/$K/*/*/tgclean.ko*' >/dev/null && ! compgen -G '$SB/lib/modules/$K/*/tgclean.ko*' >/dev/null"
 	check "guard: the reason names its dkms.conf and the rule" \
