@@ -776,9 +776,10 @@ static void check_policy(struct gctx *g, struct status_check *c)
 		check_set(c, GS_DOWN, path, "the policy changed since package %s installed it and "
 			  "was never accepted (if you changed it: taintguard status --accept)",
 			  c->owner);
-	else
-		check_set(c, GS_DOWN, path, "the policy was never accepted and no taintguard package "
-			  "installed it (taintguard status --accept records it)");
+	else	/* nothing to compare with: say so, without calling it down */
+		check_set(c, GS_UNKNOWN, path, "cannot tell whether this is the policy the admin "
+			  "installed: it was never accepted and no taintguard package installed it "
+			  "(taintguard status --accept records it)");
 	free(how);
 }
 
