@@ -635,9 +635,13 @@ static void check_plugin(struct gctx *g, struct status_check *c)
 	if (!so || !exists(g->root, so)) {
 		const char *pby = set_by(g, "__plugindir", &line);
 
-		check_set(c, GS_DOWN, pby ? strdup(pby) : (so ? strdup(so) : NULL),
-			  "rpm loads plugins from %%{__plugindir} '%s', which has no taintguard.so",
-			  g->plugindir);
+		if (so)
+			check_set(c, GS_DOWN, pby ? strdup(pby) : strdup(so),
+				  "rpm loads plugins from %%{__plugindir} '%s', which has no "
+				  "taintguard.so", g->plugindir);
+		else
+			check_set(c, GS_DOWN, pby ? strdup(pby) : NULL, "%%{__plugindir} is not "
+				  "set: rpm loads no plugin");
 		if (pby)
 			c->line = line;
 		goto out;
