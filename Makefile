@@ -38,7 +38,7 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
-LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4
 LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)
@@ -69,7 +69,7 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package record guard
+FUZZ_NAMES = module decompress symvers policy package record kimage guard
 FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
@@ -278,6 +278,6 @@ dist:
 	@echo taintguard-$(VERSION).tar.gz
 
 clean:
-	rm -rf build build-san build-fuzz build-tsan build-rpm416 tests/modules/out
+	rm -rf build build-san build-fuzz build-tsan build-rpm-* tests/modules/out
 
 .PHONY: dist fuzz all unit check check-unit check-fast check-kernel deps clean install install-lib uninstall example

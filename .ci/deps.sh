@@ -10,8 +10,10 @@ PKGS="
   liblzma-dev xz-utils
   libzstd-dev zstd
   zlib1g-dev
+  liblz4-dev lz4
   libssl-dev openssl
   librpm-dev rpm rpm2cpio cpio
+  gnupg
   liblua5.2-0
   libjson-c-dev
   libcmocka-dev

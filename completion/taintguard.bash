@@ -24,7 +24,7 @@ _taintguard()
 	--jobs | -j | --max-module-size | -M)
 		return ;;
 	--limit | -L)
-		COMPREPLY=($(compgen -S = -W "input-size module-size sections symbols modinfo symvers-size policy-size policy-depth" -- "$cur"))
+		COMPREPLY=($(compgen -S = -W "input-size module-size sections symbols modinfo symvers-size policy-size policy-depth kernel-image-size" -- "$cur"))
 		compopt -o nospace 2>/dev/null
 		return ;;
 	esac

@@ -88,4 +88,17 @@ int tg_policy_trust_check(int fd, const char *path, struct tg_error *err);
  */
 unsigned tg_kmod_compressions(const char *root, char **source);
 
+/*
+ * Add the certificates of @path, a file that decides what root installs:
+ * refused (-EPERM) like a policy file when others can write it.
+ */
+int tg_keyring_add_trusted_file(struct tg_keyring *kr, const char *path, struct tg_error *err);
+
+/*
+ * A keyring read from the kernel image @image (System.map @sysmap, may be
+ * NULL) when first needed (keyring.c); NULL on ENOMEM.
+ */
+struct tg_keyring *tg_keyring_lazy(const char *image, const char *sysmap,
+				   const struct tg_limits *lim);
+
 #endif

@@ -35,6 +35,9 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k->vermagic_source);
 	tg_strv_free_array(k->trusted_keys, k->n_trusted_keys);
 	free(k->trusted_keys_source);
+	free(k->image_path);
+	free(k->sysmap_path);
+	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
 	tg_strv_free_array(k->notes, k->n_notes);
 	free(k);
@@ -137,6 +140,37 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 	return 0;
 }
 
+/*
+ * The image is only found here; reading its certificates waits until a
+ * signed module needs them (tg_kernel_keyring()).
+ */
+static int kernel_image(struct tg_kernel *k, const struct tg_kernel_opts *o, const char *root,
+			const struct tg_limits *lim, struct tg_error *err)
+{
+	const char *named[] = { o->image_path, o->sysmap_path };
+
+	for (size_t i = 0; i < TG_ARRAY_SIZE(named); i++)
+		if (named[i] && !tg_is_readable_file(named[i]))
+			return tg_fail(err, -ENOENT, "%s: cannot read the kernel %s", named[i],
+				       i ? "System.map" : "image");
+	k->image_path = o->image_path ? strdup(o->image_path) :
+			k->release ? tg_kplace_find_existing(root, tg_image_places,
+							     tg_n_image_places, k->release) :
+			NULL;
+	if (o->image_path && !k->image_path)
+		return tg_fail(err, -ENOMEM, "out of memory");
+	if (!k->image_path)
+		return 0;
+	k->sysmap_path = o->sysmap_path ? strdup(o->sysmap_path) :
+			 k->release ? tg_kplace_find_first(root, tg_sysmap_places,
+							   tg_n_sysmap_places, k->release) :
+			 NULL;
+	k->keyring = tg_keyring_lazy(k->image_path, k->sysmap_path, lim);
+	if (!k->keyring || (o->sysmap_path && !k->sysmap_path))
+		return tg_fail(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 		   struct tg_error *err)
 {
@@ -183,6 +217,9 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 	if (r < 0)
 		goto fail;
 	tg_kernel_apply_config(k, have_cfg ? &cfg : NULL);
+	r = kernel_image(k, opts, root, lim, err);
+	if (r < 0)
+		goto fail;
 	if (k->release) {
 		r = tg_kernel_learn_from_intree(k, root, lim);
 		if (r == 0)

@@ -28,8 +28,16 @@ bool tg_release_word_ok(const char *s, size_t n);
 struct tg_kplace {
 	const char *pre, *post;
 };
-extern const struct tg_kplace tg_symvers_places[], tg_config_places[];
-extern const size_t tg_n_symvers_places, tg_n_config_places;
+extern const struct tg_kplace tg_symvers_places[], tg_config_places[], tg_image_places[],
+	tg_sysmap_places[];
+extern const size_t tg_n_symvers_places, tg_n_config_places, tg_n_image_places,
+	tg_n_sysmap_places;
+/* First readable file of @pl[] for @release under @root; malloc'ed or NULL. */
+char *tg_kplace_find_first(const char *root, const struct tg_kplace *pl, size_t n,
+			   const char *release);
+/* First that exists, readable or not (a 0600 image must say "Permission denied"). */
+char *tg_kplace_find_existing(const char *root, const struct tg_kplace *pl, size_t n,
+			      const char *release);
 /* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release);
 bool tg_is_readable_file(const char *path);

@@ -59,6 +59,23 @@ const struct tg_kplace tg_config_places[] = {
 };
 const size_t tg_n_config_places = TG_ARRAY_SIZE(tg_config_places);
 
+/* The kernel image (for its built-in certificates) and a System.map to find them. */
+const struct tg_kplace tg_image_places[] = {
+	{ "/boot/vmlinuz-", "" },
+	{ "/usr/lib/modules/", "/vmlinuz" },	/* Fedora/RHEL kernel-core, Debian 13 */
+	{ "/lib/modules/", "/vmlinuz" },
+	{ "/boot/vmlinux-", "" },		/* ppc64le, s390x elsewhere */
+	{ "/boot/Image-", "" },
+};
+const size_t tg_n_image_places = TG_ARRAY_SIZE(tg_image_places);
+
+const struct tg_kplace tg_sysmap_places[] = {
+	{ "/boot/System.map-", "" },
+	{ "/usr/lib/modules/", "/System.map" },
+	{ "/lib/modules/", "/System.map" },
+};
+const size_t tg_n_sysmap_places = TG_ARRAY_SIZE(tg_sysmap_places);
+
 /* @path is PRE RELEASE POST of one of @pl[]: its index, the release in @buf. */
 static int place_match(const struct tg_kplace *pl, size_t n_pl, const char *path, char *buf,
 		       size_t len)
@@ -102,8 +119,8 @@ bool tg_kernel_path_in_tree(const char *path)
 	       !strncmp(slash, "/kernel/", 8);
 }
 
-/* First existing file of @pl[] for @release under @root; malloc'ed or NULL. */
-static char *find_first(const char *root, const struct tg_kplace *pl, size_t n, const char *release)
+/* First readable file of @pl[] for @release under @root; malloc'ed or NULL. */
+char *tg_kplace_find_first(const char *root, const struct tg_kplace *pl, size_t n, const char *release)
 {
 	for (size_t i = 0; i < n; i++) {
 		char *p = tg_root_kpath(root, &pl[i], release);
@@ -125,11 +142,31 @@ int tg_kernel_find_symvers(const char *root, const char *release, char *buf, siz
 	pfx = tg_root_prefix(root);
 	if (!pfx)
 		return -ENOMEM;
-	p = find_first(pfx, tg_symvers_places, tg_n_symvers_places, release);
+	p = tg_kplace_find_first(pfx, tg_symvers_places, tg_n_symvers_places, release);
 	free(pfx);
 	if (!p)
 		return -ENOENT;
 	r = tg_copy_word(p, strlen(p), buf, len);
 	free(p);
 	return r;
+}
+
+/*
+ * First of @pl[] that exists as a file, readable or not: an image only root
+ * may read (Ubuntu's are 0600) must fail with "Permission denied" when its
+ * keys are needed, not look absent.
+ */
+char *tg_kplace_find_existing(const char *root, const struct tg_kplace *pl, size_t n,
+			      const char *release)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++) {
+		char *p = tg_root_kpath(root, &pl[i], release);
+
+		if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			return p;
+		free(p);
+	}
+	return NULL;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keyring.h"
 #include "module_internal.h"
 
 /* offsetof(struct module, name): after enum state + list_head. */
@@ -272,7 +273,7 @@ static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
 	int r;
 
 	/* the signature covers the decompressed image and sits after the ELF */
-	tg_signature_read(image, len, &m->sig, &elf_len);
+	tg_signature_read(image, len, &m->sig, &elf_len, &tg_module_priv(m)->sigdata);
 	e.img = image;
 	e.len = elf_len;
 	r = read_elf(&e);
@@ -378,6 +379,7 @@ void tg_module_free(struct tg_module *m)
 	free(m->exports);
 	tg_strpool_free(tg_module_priv(m)->strings);	/* every symbol name and namespace */
 	tg_signature_free(&m->sig);
+	tg_sigdata_free(tg_module_priv(m)->sigdata);
 	tg_strv_free_array(m->problems, m->n_problems);
 	free(m);
 }

@@ -20,6 +20,7 @@ struct tg_module_priv {
 	uint32_t *versions_slots;	/* hash of version names (index + 1, 0 = empty) */
 	size_t versions_mask;		/* slots - 1 */
 	struct tg_strpool *strings;	/* the import, export and version names */
+	struct tg_sigdata *sigdata;	/* the PKCS#7 and digests of the signed bytes, or NULL */
 };
 
 static inline struct tg_module_priv *tg_module_priv(const struct tg_module *m)
@@ -75,8 +76,9 @@ int tg_symbols_read(struct tg_elf *e);
 int tg_versions_read(struct tg_elf *e);
 
 /* signature.c: parse the appended signature; *elf_len = bytes before it. */
+struct tg_sigdata;
 void tg_signature_read(const unsigned char *img, size_t len, struct tg_signature *sig,
-		       size_t *elf_len);
+		       size_t *elf_len, struct tg_sigdata **data);
 void tg_signature_free(struct tg_signature *sig);
 
 #endif

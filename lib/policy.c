@@ -90,6 +90,8 @@ void tg_policy_free(struct tg_policy *p)
 	free_ft(p);
 	free_adv(p);
 	tg_strv_free(&p->keys);
+	tg_strv_free(&p->certpaths);
+	tg_keyring_free(p->certs);
 	free_rules(p);
 	free_exc(p);
 	free(p->source);
@@ -116,6 +118,10 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		p->keys = b->keys;
 		b->keys = (struct tg_strv){ NULL, 0, 0 };
 	}
+	if (!p->has_certs) {	/* the built-in list is empty */
+		p->certpaths = b->certpaths;
+		b->certpaths = (struct tg_strv){ NULL, 0, 0 };
+	}
 	if (!p->has_rules)
 		TAKE(p, b, rules, n_rules, cap_rules);
 	if (!p->has_exc)
@@ -136,7 +142,7 @@ static int fill_defaults(struct tg_policy *p, struct tg_error *err)
 	struct tg_limits lim;
 	int r;
 
-	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_rules &&
+	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_certs && p->has_rules &&
 	    p->has_def && p->has_exc && p->has_guard)
 		return 0;
 	tg_limits_default(&lim);

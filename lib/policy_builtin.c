@@ -52,6 +52,7 @@ const char tg_policy_builtin_yaml[] =
 	"      scope: module\n"
 	"      reason: \"proposed for module_license_offenders[] in 2024-11 (GPLv3 code declared as GPL); never merged, TUXEDO relicensed\"\n"
 	"trusted_keys: []\n"
+	"trusted_certificates: []\n"
 	"rules:\n"
 	"  - name: unreadable\n"
 	"    when: {error: true}\n"

@@ -138,6 +138,7 @@ int tg_policy_dump(const struct tg_policy *p, FILE *out)
 	fputs("\ntaintguard-policy: " TG_POLICY_VERSION "\n", out);
 	dump_kernel(p, out);
 	dump_strv(out, "", "  ", "trusted_keys", &p->keys);
+	dump_strv(out, "", "  ", "trusted_certificates", &p->certpaths);
 	dump_rules(p, out);
 	fprintf(out, "default: %s\n", tg_action_name(p->def));
 	fprintf(out, "guard:\n  action: %s\n", tg_action_name(p->guard_action));

@@ -72,6 +72,8 @@ struct tg_policy {
 	struct advisory *adv;
 	size_t n_adv, cap_adv;
 	struct tg_strv keys;
+	struct tg_strv certpaths;	/* trusted_certificates: as written */
+	struct tg_keyring *certs;	/* ... and read (NULL when none) */
 	struct rule *rules;
 	size_t n_rules, cap_rules;
 	struct exception *exc;
@@ -80,7 +82,7 @@ struct tg_policy {
 	/* guard: what a package shipping a file that decides whether taintguard runs gets */
 	enum tg_action guard_action;
 	/* sections present in the file; absent ones come from builtin_yaml */
-	bool has_lic, has_ft, has_adv, has_keys, has_rules, has_def, has_exc, has_guard;
+	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc, has_guard;
 };
 
 /*

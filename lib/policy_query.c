@@ -128,6 +128,12 @@ size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **key
 	return p->keys.n;
 }
 
+const struct tg_keyring *tg_policy_trusted_certificates(const struct tg_policy *p)
+{
+	p = tg_policy_or_builtin(p);
+	return p ? p->certs : NULL;
+}
+
 static bool bool_match(int want, bool have)
 {
 	return want < 0 || (bool)want == have;

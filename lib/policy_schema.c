@@ -499,6 +499,32 @@ static int parse_keys(struct ctx *c, const struct tg_ynode *v)
 	return r;
 }
 
+/* ----------------------------------------------- trusted_certificates: */
+
+/*
+ * Certificate files of keys the target kernel trusts besides its built-in
+ * ones (an enrolled MOK): read now, so that a missing or broken file is a
+ * policy error with its line, and checked like the policy file itself.
+ */
+static int parse_certs(struct ctx *c, const struct tg_ynode *v)
+{
+	int r = get_strlist(c, v, "trusted_certificates", &c->p->certpaths);
+
+	c->p->has_certs = true;
+	if (r == 0 && v->n && tg_keyring_new(&c->p->certs) < 0)
+		r = oom(c);
+	for (size_t i = 0; r == 0 && i < v->n; i++) {
+		struct tg_error e = { 0 };
+
+		if (v->kids[i]->str[0] != '/')
+			r = fail_at(c, v->kids[i], "trusted certificate '%s' must be an absolute path",
+				    v->kids[i]->str);
+		else if (tg_keyring_add_trusted_file(c->p->certs, v->kids[i]->str, &e) < 0)
+			r = fail_at(c, v->kids[i], "trusted certificate %s", e.msg);
+	}
+	return r;
+}
+
 /* ------------------------------------------------------------- rules: */
 
 enum { W_ERROR, W_REFUSED, W_FORCED, W_ADVISORY, W_INCOMPLETE, W_TAINT,
@@ -687,11 +713,12 @@ static int guard_field(struct ctx *c, size_t key, const struct tg_ynode *v, void
 
 /* ---------------------------------------------------------- top level */
 
-enum { T_VERSION, T_KERNEL, T_KEYS, T_RULES, T_DEFAULT, T_GUARD, T_EXCEPTIONS };
+enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_GUARD, T_EXCEPTIONS };
 static const struct field top_fields[] = {
 	[T_VERSION] = { "taintguard-policy", true },
 	[T_KERNEL] = { "kernel", false },
 	[T_KEYS] = { "trusted_keys", false },
+	[T_CERTS] = { "trusted_certificates", false },
 	[T_RULES] = { "rules", false },
 	[T_DEFAULT] = { "default", false },
 	[T_GUARD] = { "guard", false },
@@ -712,6 +739,8 @@ static int top_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *
 				kernel_field, NULL);
 	case T_KEYS:
 		return parse_keys(c, v);
+	case T_CERTS:
+		return parse_certs(c, v);
 	case T_RULES:
 		return parse_rules(c, v);
 	case T_DEFAULT:

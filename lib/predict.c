@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "keyring.h"
+#include "module_internal.h"
 #include "predict.h"
 
 enum {
@@ -48,6 +50,7 @@ struct state {
 	size_t n_ev;
 	unsigned mod_taint;	/* mod->taints as the loader sees it right now */
 	bool sig_ok;
+	char sig_why[512];	/* why the signature does not count (E), when it does not */
 	const char *p_inherited_from;	/* P came from a proprietary provider's symbol */
 };
 
@@ -74,7 +77,14 @@ static bool feature(int tristate, bool when_unknown)
 /* ---------------------------------------------------------- step 1: signature */
 /* docs/loader-rules.md#r2-signature */
 
-static bool key_trusted(const struct state *s)
+/*
+ * The signer's identity ("issuer/serial") is one the policy lists in
+ * trusted_keys, or (@intree, when the kernel's own keys are unknown) one its
+ * in-tree modules use.  An identity is a claim, not a proof: it only stands
+ * in when no certificate can settle the question, and then the verdict is
+ * incomplete.
+ */
+static bool identity_listed(const struct state *s, bool intree)
 {
 	const struct tg_signature *sig = &s->m->sig;
 	const char *const *pk = NULL;
@@ -82,18 +92,121 @@ static bool key_trusted(const struct state *s)
 	char *id;
 	bool ok = false;
 
-	if (!sig->signer || !sig->key_id)
+	if (!sig->key_id)
 		return false;
-	id = tg_asprintf("%s/%s", sig->signer, sig->key_id);
-	if (!id)
-		return false;
-	for (size_t i = 0; s->k && i < s->k->n_trusted_keys && !ok; i++)
+	id = sig->signer ? tg_asprintf("%s/%s", sig->signer, sig->key_id) : NULL;
+	for (size_t i = 0; intree && id && s->k && i < s->k->n_trusted_keys && !ok; i++)
 		ok = !strcmp(s->k->trusted_keys[i], id);
 	npk = s->p ? tg_policy_trusted_keys(s->p, &pk) : 0;
 	for (size_t i = 0; i < npk && !ok; i++)
-		ok = !strcasecmp(pk[i], id) || !strcasecmp(pk[i], sig->key_id);
+		ok = (id && !strcasecmp(pk[i], id)) || !strcasecmp(pk[i], sig->key_id);
 	free(id);
 	return ok;
+}
+
+/* "'CN' (key SERIAL)", or the key identifier alone (sign-file -k) */
+static const char *signer_text(const struct tg_signature *sig, char *buf, size_t len)
+{
+	if (sig->signer)
+		snprintf(buf, len, "'%s' (key %s)", sig->signer, sig->key_id ? sig->key_id : "unknown");
+	else
+		snprintf(buf, len, "the key with identifier %s", sig->key_id ? sig->key_id : "unknown");
+	return buf;
+}
+
+/* The kernel image the kernel's keys came from (a keyring given by a caller may have no path). */
+static const char *kernel_keys_from(const struct tg_kernel *k)
+{
+	return k->image_path ? k->image_path : tg_keyring_source(k->keyring);
+}
+
+/* Where a key of ring @ring comes from, for the verdict. */
+static char *key_origin(const struct state *s, const struct tg_sigresult *res)
+{
+	return tg_asprintf("%s, %s%s)", res->why, res->ring == 0 ? "built into the kernel (" :
+			   "named in the policy's trusted_certificates (",
+			   res->ring == 0 ? kernel_keys_from(s->k) :
+			   tg_keyring_source(tg_policy_trusted_certificates(s->p)));
+}
+
+/*
+ * mod_verify_sig() with the target kernel's keys (its image) and the
+ * certificates the policy names.  Sets s->sig_ok; a signature that does not
+ * verify is refused here, enforced or not.
+ */
+static int verify_signature(struct state *s)
+{
+	const struct tg_signature *sig = &s->m->sig;
+	const struct tg_keyring *rings[2] = { NULL, tg_policy_trusted_certificates(s->p) };
+	struct tg_error e = { 0 };
+	struct tg_sigresult res;
+	bool keys_known = tg_kernel_keyring(s->k, &rings[0], &e) == 0;
+	char who[256];
+	int r = 0;
+
+	tg_sig_check(sig, tg_module_priv(s->m)->sigdata, rings, TG_ARRAY_SIZE(rings), &res);
+	switch (res.state) {
+	case TG_SIGST_TRUSTED:
+		s->sig_ok = true;
+		s->v->signature = "verified";
+		s->v->signature_detail = key_origin(s, &res);
+		return s->v->signature_detail ? 0 : -ENOMEM;
+	case TG_SIGST_REJECTED:
+		s->v->signature = "rejected";
+		s->v->signature_detail = res.without_keys ? strdup(res.why) : key_origin(s, &res);
+		if (!s->v->signature_detail)
+			return -ENOMEM;
+		return tg_verdict_add_refusal(s->v, STEP_SIG, -EKEYREJECTED, "bad-signature",
+			res.remedy ? res.remedy : "the module was changed after it was signed (editing or "
+			"stripping a signed module breaks the signature): sign it again after the last "
+			"change, or remove the signature",
+			"bad module signature: %s; the kernel rejects it even when signatures are not "
+			"enforced (EKEYREJECTED, \"Key was rejected by service\")", s->v->signature_detail);
+	case TG_SIGST_NOPKG:
+		s->v->signature = "unsupported";
+		snprintf(s->sig_why, sizeof(s->sig_why), "signature of an unsupported kind: %s", res.why);
+		s->v->signature_detail = strdup(s->sig_why);
+		return s->v->signature_detail ? 0 : -ENOMEM;
+	case TG_SIGST_UNVERIFIABLE:
+		/* the key is there: the kernel verifies it; taken as valid, not proven */
+		s->sig_ok = true;
+		s->v->signature = "unverified";
+		s->v->incomplete = true;
+		return tg_verdict_add_note(s->v, "signature not verified, its result unknown: %s", res.why);
+	case TG_SIGST_NOKEY:
+		break;
+	}
+	if (keys_known && !identity_listed(s, false)) {
+		s->v->signature = "unknown-key";
+		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s, which is not a key the target "
+			 "kernel has (%zu built into %s%s)", signer_text(sig, who, sizeof(who)),
+			 tg_keyring_count(rings[0]), kernel_keys_from(s->k),
+			 rings[1] ? ", none in trusted_certificates" : "");
+		s->v->signature_detail = strdup(s->sig_why);
+		return s->v->signature_detail ? 0 : -ENOMEM;
+	}
+	/*
+	 * No certificate decides: the kernel's keys could not be read, or only
+	 * an identity string vouches for the signer.  Predict from the identity,
+	 * and say the verdict is incomplete: a forged signature carries the
+	 * same identity.
+	 */
+	s->sig_ok = identity_listed(s, !keys_known);
+	s->v->signature = "unverified";
+	s->v->incomplete = true;
+	if (keys_known)
+		r = tg_verdict_add_note(s->v, "signature not verified: %s is listed in the policy's "
+					"trusted_keys, but no certificate of it is known: its validity is "
+					"unknown (name the certificate in trusted_certificates)",
+					signer_text(sig, who, sizeof(who)));
+	else
+		r = tg_verdict_add_note(s->v, "signature not verified: the target kernel's trusted keys "
+					"are unknown (%s)", e.msg);
+	if (!s->sig_ok)
+		snprintf(s->sig_why, sizeof(s->sig_why), "signed by %s; the target kernel's built-in "
+			 "keys could not be read and none of its in-tree modules is signed by that key: "
+			 "taken as a key it does not have", signer_text(sig, who, sizeof(who)));
+	return r;
 }
 
 /*
@@ -113,21 +226,34 @@ static int check_signature(struct state *s)
 	static const struct tg_signature none;
 	const struct tg_signature *sig = reaches_kernel_compressed(s) ? &none : &s->m->sig;
 	int module_sig = s->k ? s->k->module_sig : TG_UNKNOWN;
+	int r;
 
+	s->v->signature = sig->present ? "not-checked" : "none";
 	if (module_sig == TG_NO)
 		return 0;
-	if (sig->present && sig->malformed)
+	if (sig->present && sig->malformed) {
+		s->v->signature = "malformed";
 		return tg_verdict_add_refusal(s->v, STEP_SIG, -EBADMSG, "bad-signature",
 			"re-sign the module or strip the broken signature",
 			"the appended module signature is malformed; the kernel rejects it "
 			"even when signatures are not enforced (EBADMSG)");
-	s->sig_ok = sig->present && key_trusted(s);
+	}
+	if (sig->present && sig->id_type != TG_SIG_ID_PKCS7) {	/* mod_check_sig(): -ENOPKG */
+		s->v->signature = "unsupported";
+		snprintf(s->sig_why, sizeof(s->sig_why), "signature of an unsupported type (id_type %u; "
+			 "the kernel verifies only PKCS#7 signatures): counted as unsigned", sig->id_type);
+	} else if (sig->present) {
+		if ((r = verify_signature(s)) < 0 || s->v->n_refusals)
+			return r;
+	}
 	if (!s->sig_ok && s->k && is_yes(s->k->sig_force))
 		return tg_verdict_add_refusal(s->v, STEP_SIG, -EKEYREJECTED, "signature-required",
 			"sign the module with a key the kernel trusts",
 			"the kernel enforces module signatures (CONFIG_MODULE_SIG_FORCE) and this "
 			"module is %s", !sig->present ? "unsigned" : sig->id_type != TG_SIG_ID_PKCS7 ?
 			"signed with an unsupported kind of signature (not PKCS#7)" :
+			!strcmp(s->v->signature, "unsupported") ?
+			"signed with algorithms the kernel does not support" :
 			"signed by a key it does not trust");
 	if (!s->sig_ok && !s->v->incomplete && module_sig == TG_UNKNOWN)
 		tg_verdict_add_note(s->v, "the target kernel's signing configuration is unknown; "
@@ -319,21 +445,17 @@ static int taint_signature(struct state *s)
 	if (module_sig == TG_NO || s->sig_ok)
 		return 0;
 	add_taint(s, TG_TAINT_UNSIGNED, true, true, STEP_TAINTS);
-	if (!sig->present)
+	if (!sig->present || reaches_kernel_compressed(s) || !s->sig_why[0])
 		return tg_verdict_add_flag(s->v, 'E', true,
 			"sign the module with a key the kernel trusts (e.g. an enrolled MOK)",
 			"unsigned module: the kernel verifies module signatures");
-	if (sig->id_type != TG_SIG_ID_PKCS7)	/* mod_check_sig(): -ENOPKG */
+	if (!strcmp(s->v->signature, "unsupported"))
 		return tg_verdict_add_flag(s->v, 'E', true,
 			"sign the module with scripts/sign-file (PKCS#7) and a key the kernel trusts",
-			"signature of an unsupported type (id_type %u; the kernel verifies only "
-			"PKCS#7 signatures): counted as unsigned", sig->id_type);
-	if (s->k && s->k->n_trusted_keys == 0)
-		tg_verdict_add_note(s->v, "the target kernel's trusted signing keys are unknown");
+			"%s", s->sig_why);
 	return tg_verdict_add_flag(s->v, 'E', true,
-		"enroll the signing key (MOK) and list it under trusted_keys in the policy",
-		"signed by '%s' (key %s), which is not a key the target kernel's own modules use",
-		sig->signer ? sig->signer : "unknown signer", sig->key_id ? sig->key_id : "unknown");
+		"enroll the signing key (MOK) and name its certificate under trusted_certificates "
+		"in the policy", "%s", s->sig_why);
 }
 
 static int apply_taints(struct state *s)
@@ -649,6 +771,18 @@ static int fill_identity(struct tg_verdict *v, const char *path, const struct tg
 	return (path || m->label) && !v->path ? -ENOMEM : 0;
 }
 
+/*
+ * An installed (absolute) path that is neither named as a module nor inside
+ * a kernel's module directory: a module hidden as /opt/vendor/engine.bin.
+ */
+static bool hidden_module(const char *path)
+{
+	char rel[256];
+
+	return path && path[0] == '/' && !tg_module_file_name(path) &&
+	       tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0;
+}
+
 static void identity_notes(struct state *s)
 {
 	const struct tg_module *m = s->m;
@@ -669,6 +803,13 @@ static void identity_notes(struct state *s)
 					    m->modinfo[i].value, m->modinfo[i].trailing);
 	if (!s->k || !s->k->release)
 		tg_verdict_add_note(s->v, "target kernel unknown: judged by the newest kernel's rules");
+	if (hidden_module(s->v->path)) {
+		s->v->hidden = true;
+		tg_verdict_add_note(s->v, "a kernel module installed as %s, outside the module "
+				    "directories and not named as a module: modprobe and the kernel's "
+				    "module tree never load it, only an explicit insmod (a scriptlet, "
+				    "a service) does", s->v->path);
+	}
 }
 
 int tg_predict_module(const char *path, const struct tg_module *m,

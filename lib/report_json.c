@@ -138,6 +138,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	fputs(v->forced_taint ? "true" : "false", out);
 	json_key(out, "advisory", false);
 	fputs(v->advisory ? "true" : "false", out);
+	json_key(out, "hidden", false);
+	fputs(v->hidden ? "true" : "false", out);
 	json_key(out, "incomplete", false);
 	fputs(v->incomplete ? "true" : "false", out);
 	json_key(out, "flags", false);
@@ -157,6 +159,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	fputs(v->signed_ ? "true" : "false", out);
 	json_str_field(out, "signer", v->signer, false);
 	json_str_field(out, "key_id", v->key_id, false);
+	json_str_field(out, "signature", v->signature, false);
+	json_str_field(out, "signature_detail", v->signature_detail, false);
 	fputc('}', out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -57,6 +57,9 @@ static void print_details(const struct tg_verdict *v, FILE *out, bool verbose)
 	} else if (!v->gpl_only_known && !v->n_refusals) {	/* refused early: never looked */
 		fputs("  GPL-only imports: unknown (no export table for the target kernel)\n", out);
 	}
+	/* otherwise the refusal, the E flag or a note already says it */
+	if (v->signature_detail && verbose)
+		fprintf(out, "  signature %s: %s\n", v->signature, v->signature_detail);
 	for (size_t i = 0; i < v->n_notes; i++)
 		fprintf(out, "  note: %s\n", v->notes[i]);
 }

@@ -11,16 +11,14 @@
  * -ENOPKG: not fatal, the module counts as unsigned.
  *
  * Who signed it is read from the PKCS#7 the way kmod's modinfo shows it:
- * signer = issuer CN, key id = issuer serial in hex, hash = digest algorithm.
- * We do not verify the signature cryptographically; trust is decided by
- * comparing that identity with the target kernel's keys (see predict.c).
+ * signer = issuer CN, key id = issuer serial in hex (or the subject key
+ * identifier, which sign-file -k writes and modinfo does not show), hash =
+ * digest algorithm.  The PKCS#7 is kept with the digests of the signed
+ * bytes; sigverify.c verifies it against the target kernel's keys.
  */
 #include <string.h>
 
-#include <openssl/objects.h>
-#include <openssl/pkcs7.h>
-#include <openssl/x509.h>
-
+#include "keyring.h"
 #include "module_internal.h"
 
 #define SIG_MAGIC "~Module signature appended~\n"
@@ -35,68 +33,8 @@ void tg_signature_free(struct tg_signature *sig)
 	memset(sig, 0, sizeof(*sig));
 }
 
-static char *hex_colon(const unsigned char *p, size_t n)
-{
-	char *s = malloc(n ? n * 3 : 1);
-
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		sprintf(s + i * 3, i + 1 < n ? "%02X:" : "%02X", p[i]);
-	return s;
-}
-
-static char *issuer_cn(X509_NAME *issuer)
-{
-	int i = X509_NAME_get_index_by_NID(issuer, NID_commonName, -1);
-	ASN1_STRING *d;
-	unsigned char *utf8 = NULL;
-	int n;
-	char *s;
-
-	if (i < 0 || !(d = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(issuer, i))))
-		return NULL;
-	n = ASN1_STRING_to_UTF8(&utf8, d);
-	if (n < 0)
-		return NULL;
-	s = strndup((const char *)utf8, (size_t)n);
-	OPENSSL_free(utf8);
-	return s;
-}
-
-/* false: not a PKCS#7 message; the kernel's pkcs7_parse_message() fails with -EBADMSG too */
-static bool read_pkcs7(const unsigned char *der, size_t len, struct tg_signature *sig)
-{
-	const unsigned char *p = der;
-	PKCS7 *p7 = d2i_PKCS7(NULL, &p, (long)len);
-	STACK_OF(PKCS7_SIGNER_INFO) *sis;
-	PKCS7_SIGNER_INFO *si;
-
-	if (!p7)
-		return false;
-	sis = PKCS7_type_is_signed(p7) ? PKCS7_get_signer_info(p7) : NULL;
-	si = sis && sk_PKCS7_SIGNER_INFO_num(sis) > 0 ? sk_PKCS7_SIGNER_INFO_value(sis, 0) : NULL;
-	if (si && si->issuer_and_serial) {
-		const ASN1_INTEGER *serial = si->issuer_and_serial->serial;
-
-		sig->signer = issuer_cn(si->issuer_and_serial->issuer);
-		if (serial)
-			sig->key_id = hex_colon(ASN1_STRING_get0_data(serial),
-						(size_t)ASN1_STRING_length(serial));
-	}
-	if (si && si->digest_alg) {
-		const char *ln = OBJ_nid2ln(OBJ_obj2nid(si->digest_alg->algorithm));
-
-		if (ln)
-			sig->hash_algo = strdup(ln);
-	}
-	PKCS7_free(p7);
-	return si != NULL;
-}
-
 void tg_signature_read(const unsigned char *img, size_t len, struct tg_signature *sig,
-		       size_t *elf_len)
+		       size_t *elf_len, struct tg_sigdata **data)
 {
 	const unsigned char *info;
 	size_t modlen;
@@ -132,6 +70,7 @@ void tg_signature_read(const unsigned char *img, size_t len, struct tg_signature
 		sig->malformed = true;
 		return;
 	}
-	if (!read_pkcs7(img + *elf_len, sig->sig_len, sig))
+	/* pkcs7_parse_message() fails with -EBADMSG on what OpenSSL cannot parse either */
+	if (!tg_sigdata_read(img, *elf_len, img + *elf_len, sig->sig_len, sig, data))
 		sig->malformed = true;
 }

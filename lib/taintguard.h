@@ -67,11 +67,13 @@ struct tg_limits {
 	uint64_t max_symvers_size;	/* decompressed Module.symvers */
 	uint64_t max_policy_size;	/* policy YAML bytes */
 	uint32_t max_policy_depth;	/* YAML nesting */
+	uint64_t max_kernel_image_size;	/* decompressed kernel image read for its certificates */
 };
 void tg_limits_default(struct tg_limits *lim);
 /*
  * Set one limit from "NAME=VALUE" (names: input-size, module-size,
- * sections, symbols, modinfo, symvers-size, policy-size, policy-depth;
+ * sections, symbols, modinfo, symvers-size, policy-size, policy-depth,
+ * kernel-image-size;
  * VALUE a positive number, sizes with an optional K, M or G suffix).
  * -EINVAL with a message naming the assignment otherwise.
  */
@@ -144,8 +146,8 @@ struct tg_signature {
 	bool malformed;		/* trailer present but the kernel would reject it (-EBADMSG) */
 	uint8_t algo, hash, id_type, signer_len, key_id_len;	/* id_type: TG_SIG_ID_PKCS7 */
 	uint32_t sig_len;
-	char *signer;		/* issuer CN from the PKCS#7, NULL if unreadable */
-	char *key_id;		/* issuer serial as "AA:BB:..", NULL if unreadable */
+	char *signer;		/* issuer CN from the PKCS#7, NULL if unreadable or named by key id */
+	char *key_id;		/* issuer serial (or subjectKeyIdentifier) as "AA:BB:..", NULL if unreadable */
 	char *hash_algo;	/* e.g. "sha256", NULL if unreadable */
 };
 
@@ -270,10 +272,29 @@ struct tg_kernel {
 	char *vermagic_source;	/* where it came from (in-tree module or .config) */
 	size_t this_module_size;	/* sizeof(struct module), 0 if unknown */
 
-	/* Module signing identities the kernel trusts ("issuer/serial"). */
+	/*
+	 * Module signing identities ("issuer/serial") of the in-tree modules:
+	 * used only when the kernel's own keys (below) cannot be read, and then
+	 * the verdict says the signature was not verified.
+	 */
 	char **trusted_keys;
 	size_t n_trusted_keys;
 	char *trusted_keys_source;
+
+	/*
+	 * The kernel image whose built-in certificates are the keys module
+	 * signatures are verified with (with System.map when it has the
+	 * symbols), read on first use: see tg_kernel_keyring().  NULL when no
+	 * image was found; signed modules are then "not verified", never clean.
+	 */
+	char *image_path;
+	char *sysmap_path;
+	/*
+	 * The image's keyring, read lazily.  A caller that has the image from
+	 * elsewhere (a kernel package's payload) may put a keyring of
+	 * tg_keyring_load_image_mem() here instead; tg_kernel_free() frees it.
+	 */
+	struct tg_keyring *keyring;
 
 	/*
 	 * Module compressions the target system can load, as bits
@@ -306,6 +327,13 @@ struct tg_kernel_opts {
 	const void *config_data;
 	size_t config_len;
 	const char *config_label;
+	/*
+	 * Explicit kernel image (vmlinuz) and System.map to read the built-in
+	 * certificates from, instead of searching ROOT/boot/vmlinuz-R,
+	 * ROOT/usr/lib/modules/R/vmlinuz, ROOT/lib/modules/R/vmlinuz.
+	 */
+	const char *image_path;
+	const char *sysmap_path;
 };
 
 /*
@@ -413,6 +441,56 @@ int tg_ctx_kernel(struct tg_ctx *ctx, const char *release, const struct tg_kerne
  */
 void tg_ctx_forget_kernels(struct tg_ctx *ctx);
 
+/* -------------------------------------------------------------- keyrings */
+
+/*
+ * Certificates a kernel verifies module signatures with: those built into
+ * its image (the builtin trusted keyring), or certificate files (an enrolled
+ * MOK).  Only RSA and EC keys are taken, and a self-signed certificate only
+ * if its own signature verifies, as the kernel's x509 key type does.
+ */
+struct tg_keyring;
+
+struct tg_cert_info {
+	const char *name;	/* subject CN */
+	const char *serial;	/* "5E:E1:13:..." */
+	const char *id;		/* "ISSUER CN/SERIAL", as modinfo shows signer/sig_key */
+};
+
+int tg_keyring_new(struct tg_keyring **out);
+/* PEM (one or more certificates) or DER (one, or several back to back). */
+int tg_keyring_add_file(struct tg_keyring *kr, const char *path, const struct tg_limits *lim,
+			struct tg_error *err);
+int tg_keyring_add_mem(struct tg_keyring *kr, const void *data, size_t len, const char *label,
+		       struct tg_error *err);
+/*
+ * The certificates built into the kernel image at @image (bzImage, EFI
+ * zboot, gzip/xz/zstd/lzma/lz4-compressed or plain ELF vmlinux or arm64
+ * Image).  @sysmap (may be NULL) is a System.map: when it has the symbols,
+ * only the image up to the list is decompressed.  -EFBIG past
+ * max_kernel_image_size; -ENOENT/-ENOTUNIQ when the list cannot be found.
+ */
+int tg_keyring_load_image(const char *image, const char *sysmap, const struct tg_limits *lim,
+			  struct tg_keyring **out, struct tg_error *err);
+/* The same for an image in memory (e.g. from a kernel package's payload); @sysmap may be NULL. */
+int tg_keyring_load_image_mem(const void *data, size_t len, const char *label, const char *sysmap,
+			      size_t maplen, const struct tg_limits *lim, struct tg_keyring **out,
+			      struct tg_error *err);
+void tg_keyring_free(struct tg_keyring *kr);
+size_t tg_keyring_count(const struct tg_keyring *kr);
+int tg_keyring_cert(const struct tg_keyring *kr, size_t i, struct tg_cert_info *info);
+/* Where the certificates came from (file names; for an image, how the list was found). */
+const char *tg_keyring_source(const struct tg_keyring *kr);
+/* Certificates that were there but that the kernel would not load, and why. */
+size_t tg_keyring_skipped(const struct tg_keyring *kr, const char *const **why);
+/*
+ * The target kernel's keyring, read from k->image_path on the first call
+ * (thread-safe; later calls, from any thread, get the same keyring or the
+ * same error).  -ENOENT when no image was found.
+ */
+int tg_kernel_keyring(const struct tg_kernel *k, const struct tg_keyring **out,
+		      struct tg_error *err);
+
 /* --------------------------------------------------------------- policy */
 
 enum tg_action {
@@ -464,8 +542,17 @@ bool tg_policy_license_gpl_compatible(const struct tg_policy *p, unsigned kversi
 const struct tg_forced_taint *tg_policy_forced_taint(const struct tg_policy *p,
 						     unsigned kversion,
 						     const char *name);
-/* Trusted signing identities listed in the policy ("issuer/serial"). */
+/*
+ * Trusted signing identities listed in the policy ("issuer/serial").  They
+ * name a key without proving anything: a module whose signature claims one
+ * of them is never judged clean unless a certificate verifies it.
+ */
 size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **keys);
+/*
+ * Certificates the policy names (trusted_certificates:) as trusted by the
+ * target kernel besides its built-in keys, e.g. an enrolled MOK; NULL if none.
+ */
+const struct tg_keyring *tg_policy_trusted_certificates(const struct tg_policy *p);
 void tg_policy_decide(const struct tg_policy *p, const struct tg_facts *f,
 		      struct tg_decision *d);
 /*
@@ -572,6 +659,15 @@ struct tg_verdict {
 	bool signed_;		/* signature trailer present */
 	char *signer;		/* signer / key id when readable */
 	char *key_id;
+	/*
+	 * What the kernel makes of the signature: "none" (unsigned), "verified"
+	 * (with a key it has), "unknown-key" (-ENOKEY, E), "rejected"
+	 * (-EKEYREJECTED), "unsupported" (-ENOPKG, E), "malformed" (-EBADMSG),
+	 * "unverified" (the keys or the algorithm unknown: incomplete),
+	 * "not-checked" (kernel without CONFIG_MODULE_SIG); a static string.
+	 */
+	const char *signature;
+	char *signature_detail;	/* which key, from where; NULL if none */
 	int err;		/* errno the kernel returns when refusing, 0 if it loads */
 
 	char *error;		/* could not be read: message; then most else is empty */
@@ -594,6 +690,7 @@ struct tg_verdict {
 
 	bool forced_taint;
 	bool advisory;		/* the name is on an advisory list of the policy (no kernel effect) */
+	bool hidden;		/* installed outside the module directories, not named .ko: only insmod loads it */
 	bool incomplete;
 
 	enum tg_action action;

@@ -204,6 +204,7 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 	free(v->compression);
 	free(v->signer);
 	free(v->key_id);
+	free(v->signature_detail);
 	free(v->error);
 	for (size_t i = 0; i < v->n_refusals; i++) {
 		free(v->refusals[i].code);

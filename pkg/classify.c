@@ -18,6 +18,21 @@ bool pkg_in_module_dir(const char *path)
 	return !strncmp(path, "/lib/modules/", 13) || !strncmp(path, "/usr/lib/modules/", 17);
 }
 
+/* What file(1), and so rpmbuild's file class, says of every .ko: "ELF 64-bit LSB relocatable, ...". */
+static bool elf_relocatable(const char *fclass)
+{
+	return fclass && !strncmp(fclass, "ELF ", 4) && strstr(fclass, " relocatable");
+}
+
+enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg_class *c)
+{
+	if (pkg_classify(path, c) != PKG_OTHER || !elf_relocatable(fclass))
+		return c->kind;
+	c->kind = PKG_MODULE;
+	c->hidden = true;
+	return c->kind;
+}
+
 enum pkg_kind pkg_classify(const char *path, struct pkg_class *c)
 {
 	const char *base = strrchr(path, '/');

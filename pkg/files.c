@@ -28,7 +28,7 @@ void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
 
 		if (!real_file(files, i) || !(fn = rpmfilesFN(files, i)))
 			continue;
-		switch (pkg_classify(fn, &c)) {
+		switch (pkg_classify_file(fn, rpmfilesFClass(files, i), &c)) {
 		case PKG_MODULE: {
 			const int *links = NULL;
 			uint32_t nl = rpmfilesFLinks(files, i, &links);
@@ -60,7 +60,7 @@ int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx)
 
 		if (!real_file(files, i) || !(path = rpmfilesFN(files, i)))
 			continue;
-		if (kinds & PKG_KIND_BIT(pkg_classify(path, &c)))
+		if (kinds & PKG_KIND_BIT(pkg_classify_file(path, rpmfilesFClass(files, i), &c)))
 			r = fn(ctx, path, &c);
 		free(path);
 	}

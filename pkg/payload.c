@@ -15,7 +15,7 @@
 
 #include <rpm/header.h>
 #include <rpm/rpmarchive.h>
-#include <rpm/rpmcrypto.h>
+#include <rpm/rpmpgp.h>	/* digests: rpm >= 4.18 moved them to rpmcrypto.h, which it includes */
 #include <rpm/rpmfi.h>
 #include <rpm/rpmio.h>
 
@@ -101,7 +101,7 @@ static int one_member(rpmfi fi, const struct pkg_payload_opts *o, pkg_member_fn 
 
 	uint64_t max;
 
-	pkg_classify(path, &c);
+	pkg_classify_file(path, rpmfiFClass(fi), &c);
 	keep = (o->kinds & PKG_KIND_BIT(c.kind)) != 0;
 	max = keep ? o->max_size[c.kind] : o->want_max;
 	if (!keep && o->want && o->want(o->want_ctx, path))

@@ -51,6 +51,12 @@ struct pkg_class {
 	int rank;
 	bool named;		/* PKG_MODULE: has a module file name (.ko ...) */
 	bool in_tree;		/* PKG_MODULE: in a kernel's own tree (lib/modules/KVER/kernel/) */
+	/*
+	 * PKG_MODULE: neither named nor placed as a module, but the header's
+	 * file class says ELF relocatable (what every .ko is): a module can be
+	 * shipped as /opt/vendor/engine.bin and insmod'ed by a scriptlet.
+	 */
+	bool hidden;
 };
 
 /*
@@ -59,6 +65,12 @@ struct pkg_class {
  * decides (pkg_module_from_mem).  Returns c->kind.
  */
 enum pkg_kind pkg_classify(const char *path, struct pkg_class *c);
+/*
+ * The same, with the file's class from the package header (rpmbuild records
+ * what file(1) says of each file; NULL when unknown): any ELF relocatable
+ * object is a module candidate too, wherever it lies and however it is named.
+ */
+enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg_class *c);
 /* Below /lib/modules/ or /usr/lib/modules/. */
 bool pkg_in_module_dir(const char *path);
 

@@ -62,6 +62,7 @@ struct gpkg {
 	size_t n_f;
 	enum tg_action action;
 	bool seen;
+	bool refused;
 };
 
 struct tgp_guard {
@@ -783,6 +784,20 @@ static void tgp_guard_report(struct tgp_state *st, struct gpkg *p, bool refuse)
 		       first ? first : "*", pol);
 }
 
+/* Refuse @p (enforce mode, deny) or warn about it, once. */
+static rpmRC veto(struct tgp_state *st, struct gpkg *p)
+{
+	p->seen = true;
+	if (p->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
+		tgp_guard_report(st, p, true);
+		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", p->nevra);
+		p->refused = true;
+		return RPMRC_FAIL;
+	}
+	tgp_guard_report(st, p, false);
+	return RPMRC_OK;
+}
+
 rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te)
 {
 	struct tgp_guard *g = st->guard;
@@ -793,15 +808,24 @@ rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te)
 	for (size_t i = 0; i < g->n_pkgs && !p; i++)
 		if (g->pkgs[i].te == te)
 			p = &g->pkgs[i];
+	if (p && p->refused)
+		return RPMRC_FAIL;
 	/* the first call precedes every scriptlet and file (docs/rpm.md) */
 	if (!p || p->seen || p->action == TG_ACTION_ALLOW)
 		return RPMRC_OK;
-	p->seen = true;
-	if (p->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
-		tgp_guard_report(st, p, true);
-		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", p->nevra);
-		return RPMRC_FAIL;
+	return veto(st, p);
+}
+
+rpmRC tgp_guard_scriptlet_pre(struct tgp_state *st, const char *nevra, size_t len)
+{
+	struct tgp_guard *g = st->guard;
+
+	for (size_t i = 0; g && i < g->n_pkgs; i++) {
+		struct gpkg *p = &g->pkgs[i];
+
+		if (!p->seen && p->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE &&
+		    strlen(p->nevra) == len && !strncmp(p->nevra, nevra, len))
+			return veto(st, p);
 	}
-	tgp_guard_report(st, p, false);
 	return RPMRC_OK;
 }

@@ -8,7 +8,8 @@
  * third argument of fsm_file_prepare (rpm commit 35195684d).  One .so cannot
  * serve both, so the variant is chosen from the rpm version found by
  * pkg-config at build time (TG_RPM_VERSION_NUM = major*10000+minor*100+patch),
- * and unknown versions are refused.
+ * and unknown versions are refused.  tests/rpm/matrix.sh builds and tests
+ * the variants against rpm 4.16.1.2, 4.18.0, 4.20.1 and 6.1.0.
  */
 #ifndef TG_PLUGIN_ABI_H
 #define TG_PLUGIN_ABI_H

@@ -9,17 +9,20 @@
  *             (fd from the application's callback) and judge them together
  *   psm_pre   first call per added element: refuse a denied one cleanly
  *             (no scriptlet, file, directory or rpmdb entry), warn on marks
+ *   scriptlet_pre  the same for a denied package's %pretrans (rpm >= 6.1)
  *   fsm_file_prepare  backstop when no fd was given in tsm_pre
  *   tsm_post  write/remove the mark records of elements that succeeded
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rpm/rpmlib.h>
 #include <rpm/rpmlog.h>
 #include <rpm/rpmstring.h>
 #include <rpm/rpmmacro.h>
@@ -148,14 +151,39 @@ static void load_policy(struct tgp_state *st)
 	st->policy = (struct tg_policy *)tg_policy_builtin();
 }
 
-#if TG_RPM_VERSION_NUM >= 41800
+struct rpmPluginHooks_s taintguard_hooks;
+
+/*
+ * fsm_file_prepare gained an fd argument in rpm 4.18 while librpm kept its
+ * soname (librpm.so.9 in 4.16 and 4.18), so a build for one hook table loads
+ * into the other and would read the backstop's arguments shifted (a 4.18
+ * build in rpm 4.16 let a denied package through).  The other hooks are the
+ * same: on a mismatch only the backstop is switched off, and packages that
+ * would need it are refused in psm_pre.
+ */
+static bool backstop_off;
+
+static void check_hook_table(void)
+{
+	unsigned int major = 0, minor = 0;
+	bool has_fd;
+
+	if (sscanf(RPMVERSION, "%u.%u", &major, &minor) != 2)
+		return;
+	has_fd = major > 4 || (major == 4 && minor >= 18);
+	if (has_fd == TG_PREPARE_HAS_FD)
+		return;
+	rpmlog(RPMLOG_ERR, "taintguard: built for rpm %s but running in rpm %s, whose file hook "
+	       "differs: kernel modules are checked only in package files the application "
+	       "hands over before the transaction; rebuild the plugin for this rpm\n",
+	       TG_RPM_VERSION, RPMVERSION);
+	taintguard_hooks.fsm_file_prepare = NULL;	/* rpm reads the table at each call */
+	backstop_off = true;
+}
+
+/* rpmPluginSetData/GetData: librpm exports them since 4.12 (4.16's librpm.so.9 has them). */
 #define state_get(p) ((struct tgp_state *)rpmPluginGetData(p))
 #define state_set(p, s) rpmPluginSetData((p), (s))
-#else
-static struct tgp_state *tg_state;
-#define state_get(p) tg_state
-#define state_set(p, s) (tg_state = (s))
-#endif
 
 static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 {
@@ -168,6 +196,7 @@ static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 	}
 	tg_limits_default(&st->lim);
 	read_config(plugin, st);
+	check_hook_table();
 	if (tg_ctx_new(&st->ctx) < 0) {
 		rpmlog(RPMLOG_ERR, "taintguard: out of memory; plugin disabled\n");
 		free(st->statedir);
@@ -244,6 +273,15 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	return RPMRC_OK;
 }
 
+/* Fail a denied element: its verdicts and one line saying so. */
+static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
+{
+	tgp_report(st, pkg, true);
+	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+	pkg->refused = true;
+	return RPMRC_FAIL;
+}
+
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
@@ -260,22 +298,59 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	 * rpm < 6.1 also calls psm_pre for %pretrans and trigger stages; the
 	 * first call precedes every scriptlet, file and the rpmdb entry.
 	 */
+	if (pkg->refused)	/* by scriptlet_pre */
+		return RPMRC_FAIL;
 	if (pkg->psm_seen)
 		return guard;
 	pkg->psm_seen = true;
 	if (guard == RPMRC_FAIL)
 		pkg->refused = true;
+	if (!pkg->scanned && backstop_off && pkg->bs_expected > 0 && st->mode != TGP_OFF) {
+		rpmlog(st->mode == TGP_ENFORCE ? RPMLOG_ERR : RPMLOG_WARNING,
+		       "taintguard: %s: its kernel modules cannot be checked: no package file "
+		       "from the application and no file hook (plugin built for another rpm)\n",
+		       pkg->nevra);
+		if (st->mode == TGP_ENFORCE) {
+			pkg->refused = true;
+			return RPMRC_FAIL;
+		}
+	}
 	if (!pkg->scanned)
 		return guard;	/* checked file by file in fsm_file_prepare */
-	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
-		tgp_report(st, pkg, true);
-		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
-		pkg->refused = true;
-		return RPMRC_FAIL;
-	}
+	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE)
+		return refuse(st, pkg);
 	if (pkg->action != TG_ACTION_ALLOW && guard != RPMRC_FAIL)
 		tgp_report(st, pkg, false);
 	return guard;
+}
+
+/*
+ * rpm >= 6.1 calls psm_pre for the install only, after the transaction's
+ * %pretrans scriptlets (rpm commit 0a45aefa0): a denied package's own
+ * %pretrans ("%pretrans(NEVRA)") is refused here, which fails the element
+ * before anything of it has run.  Older rpm calls psm_pre for the %pretrans
+ * stage first and never gets here with a denied package.
+ */
+static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int type)
+{
+	static const char pfx[] = "%pretrans(";
+	const size_t plen = sizeof(pfx) - 1;
+	struct tgp_state *st = state_get(plugin);
+	size_t len = s_name ? strlen(s_name) : 0;
+
+	if (!st || st->mode != TGP_ENFORCE || len <= plen + 1 ||
+	    strncmp(s_name, pfx, plen) != 0 || s_name[len - 1] != ')')
+		return RPMRC_OK;
+	for (size_t i = 0; i < st->n_pkgs; i++) {
+		struct tgp_pkg *p = &st->pkgs[i];
+
+		if (p->scanned && !p->psm_seen && !p->refused && p->action == TG_ACTION_DENY &&
+		    strlen(p->nevra) == len - plen - 1 &&
+		    strncmp(p->nevra, s_name + plen, len - plen - 1) == 0)
+			return refuse(st, p);
+	}
+	/* a package the guard refuses (guard.c) */
+	return tgp_guard_scriptlet_pre(st, s_name + plen, len - plen - 1);
 }
 
 static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
@@ -295,11 +370,11 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 	return RPMRC_OK;
 }
 
-static bool is_candidate(const char *path)
+static bool is_candidate(rpmfi fi, const char *path)
 {
 	struct pkg_class c;
 
-	return pkg_classify(path, &c) == PKG_MODULE;
+	return pkg_classify_file(path, rpmfiFClass(fi), &c) == PKG_MODULE;
 }
 
 /* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */
@@ -318,7 +393,7 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
 		return RPMRC_OK;
 	if (fi == NULL || XFA_SKIPPING(action) || (op & TG_FAF_UNOWNED) ||
-	    !S_ISREG(file_mode) || !is_candidate(dest))
+	    !S_ISREG(file_mode) || !is_candidate(fi, dest))
 		return RPMRC_OK;
 	pkg->bs_seen++;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -404,5 +479,6 @@ struct rpmPluginHooks_s taintguard_hooks = {
 	.tsm_post = taintguard_tsm_post,
 	.psm_pre = taintguard_psm_pre,
 	.psm_post = taintguard_psm_post,
+	.scriptlet_pre = taintguard_scriptlet_pre,
 	.fsm_file_prepare = taintguard_fsm_file_prepare,
 };

@@ -96,6 +96,8 @@ bool tgp_deny_definite(const struct tg_verdict *v);
 void tgp_guard_check(struct tgp_state *st, rpmts ts);
 /* RPMRC_FAIL for an added element the guard refuses (first call only). */
 rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te);
+/* rpm >= 6.1: the %pretrans of package @nevra (@len bytes), run before its psm_pre. */
+rpmRC tgp_guard_scriptlet_pre(struct tgp_state *st, const char *nevra, size_t len);
 void tgp_guard_reset(struct tgp_state *st);
 
 /* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */

@@ -1,14 +1,17 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat guard dkms package kernel sanitize
-# (default: all).
+# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm
+# rpm-4.16 rpm-4.20 rpm-6.1 guard dkms package kernel sanitize (default: all); rpm-matrix: the
+# three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-compat guard dkms package kernel sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit rpm rpm-4.16 rpm-4.20 rpm-6.1 guard dkms package kernel sanitize"
 SUITES=${*:-$ALL}
+SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
+SUITES=${SUITES//rpm-compat/rpm-4.16}
 total_pass=0
 total_fail=0
 failed_suites=""
@@ -68,7 +71,8 @@ for s in $SUITES; do
 	library) run_suite library tests/library/run.sh ;;	# built against the installed .so
 	audit) run_suite audit tests/audit/run.sh ;;
 	rpm) run_suite rpm tests/rpm/run.sh ;;
-	rpm-compat) run_suite rpm-compat tests/rpm/compat.sh ;;	# the same suite on rpm 4.16
+	# the same suite with other rpm releases (tests/rpm/matrix.sh)
+	rpm-4.16 | rpm-4.20 | rpm-6.1) run_suite "$s" tests/rpm/matrix.sh "${s#rpm-}" ;;
 	guard) run_suite guard tests/guard/run.sh ;;	# packages and files that would switch taintguard off
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	package) run_suite package tests/package/run.sh ;;

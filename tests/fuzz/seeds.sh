@@ -1,19 +1,27 @@
 #!/bin/bash
 # Seed inputs for the fuzz harnesses, generated from the repository (binary
 # seeds are never committed: they are rebuilt here from the test modules).
-#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,guard}/
+#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,kimage,guard}/
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=$1
 MODS=${TG_MODULES_OUT:-tests/modules/out}
 rm -rf "$OUT"
-mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,guard}
+mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,kimage,guard}
 tests/modules/build.sh "$MODS" >/dev/null
 # module: a few small test modules in each compression, a signed one, an edited one
 for f in gplok.ko gplok.ko.xz gplok.ko.zst gplok.ko.gz lve.ko signedown.ko badsig.ko nover.ko \
 	propexp.ko nsok.ko; do
 	cp "$MODS/$f" "$OUT/module/"
 done
+# ... and the signature forms the kernel tells apart (key id, attributes, carried certificate)
+for f in signedown_keyid signedown_attrs signedown_certs; do
+	cp "$MODS/sig/$f.ko" "$OUT/module/"
+done
+# kimage: small synthetic kernels carrying the test key's certificate
+openssl x509 -in "$MODS/.keys/signing_key.pem" -outform DER -out "$OUT/cert.der"
+python3 tests/fuzz/kimage_seeds.py "$OUT/kimage" "$OUT/cert.der"
+rm -f "$OUT/cert.der"
 # decompress: selector byte (0 xz, 1 zstd, 2 gzip) + stream
 head -c 3000 "$MODS/gplok.ko" >"$OUT/plain"
 { printf '\0'; xz --check=crc32 -c "$OUT/plain"; } >"$OUT/decompress/xz"
@@ -45,6 +53,6 @@ if command -v rpmbuild >/dev/null; then
 	rm -rf "$T"
 fi
 # regression inputs (crashes once found) join the seeds
-for h in module decompress symvers policy package record guard; do
+for h in module decompress symvers policy package record kimage guard; do
 	if [ -d "tests/fuzz/regressions/$h" ]; then cp tests/fuzz/regressions/$h/* "$OUT/$h/" 2>/dev/null || true; fi
 done

@@ -11,6 +11,9 @@
 #   *.ko, *.ko.{xz,zst,gz}   the cases (some edited after the build)
 #   lve_nogpl/lve.ko         the second module named lve
 #   dist/*.ko                copies of the distribution's own signed modules
+#   sig/*.ko                 signatures the kernel verifies with its keys: dist/dummy.ko
+#                            changed or stripped after signing, signedown.ko in the
+#                            forms sign-file -k and openssl cms write
 #   .kbuild/                 kbuild trees (copies of src/, objects, pristine .ko)
 #   .tools/modedit           tests/tools/modedit.c, compiled
 #   .keys/                   the throw-away signing key (made at build time)
@@ -48,7 +51,7 @@ KDIR=/lib/modules/$K/build
 SIGN_FILE=$KDIR/scripts/sign-file
 [ -x "$SIGN_FILE" ] || SIGN_FILE=$(ls -1 /usr/lib/linux-kbuild-*/scripts/sign-file 2>/dev/null | sort -V | tail -n 1 || true)
 [ -n "$SIGN_FILE" ] && [ -x "$SIGN_FILE" ] || die "scripts/sign-file not found (linux-kbuild / linux-headers-$K)"
-for t in cc make readelf modinfo modprobe openssl xz zstd gzip; do
+for t in cc make readelf modinfo modprobe openssl xz zstd gzip strip od; do
 	command -v "$t" >/dev/null 2>&1 || die "$t not found (apt-get install build-essential kmod openssl xz-utils zstd gzip)"
 done
 
@@ -102,8 +105,8 @@ fi
 # ---------------------------------------------------------------- cases
 # Fresh copies of the pristine .ko for every case, then the edits.
 rm -f "$OUT"/*.ko "$OUT"/*.ko.xz "$OUT"/*.ko.zst "$OUT"/*.ko.gz
-rm -rf "$OUT/lve_nogpl" "$OUT/dist"
-mkdir -p "$OUT/lve_nogpl" "$OUT/dist"
+rm -rf "$OUT/lve_nogpl" "$OUT/dist" "$OUT/sig"
+mkdir -p "$OUT/lve_nogpl" "$OUT/dist" "$OUT/sig"
 for ko in "$KB/main"/*.ko; do
 	cp -f "$ko" "$OUT/"
 done
@@ -197,6 +200,51 @@ for m in dummy veth nls_cp437; do
 	*) die "unexpected module file $rel" ;;
 	esac
 done
+
+# Signatures the kernel verifies with its own keys (sig/).  The
+# distribution's dummy.ko is signed with a key built into the kernel image:
+# one signed byte changed (intree=Y -> intree=N; the loader only asks whether
+# the key exists) -> EKEYREJECTED; stripped as packaging does (strip drops
+# the appended signature) -> unsigned, E; stripped harder (--strip-unneeded
+# changes the ELF) with the old signature put back -> EKEYREJECTED.
+SIG=$OUT/sig
+sig_bytes() { # file -> bytes of PKCS#7 + struct module_signature + magic
+	tail -c 40 "$1" | head -c 12 | tail -c 4 | od -An -tu1 |
+		awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 + 40 }'
+}
+cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_modified.ko"
+me "$SIG/dummy_modified.ko" set-modinfo intree N
+cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_stripped.ko"
+strip --strip-debug "$SIG/dummy_stripped.ko" || die "strip failed"
+cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_stripped_sigkept.ko"
+strip --strip-unneeded "$SIG/dummy_stripped_sigkept.ko" || die "strip failed"
+tail -c "$(sig_bytes "$OUT/dist/dummy.ko")" "$OUT/dist/dummy.ko" >>"$SIG/dummy_stripped_sigkept.ko"
+# Our key, which no kernel has: changed after signing -> still only ENOKEY
+# (the kernel never gets to the digest), OE; signer named by its subject key
+# identifier (sign-file -k; kmod's modinfo does not show it) -> OE; with
+# authenticated attributes (openssl cms without -noattr) -> EKEYREJECTED
+# whatever the key; carrying its certificate (no -nocerts) -> verified with
+# that certificate first: OE intact, EKEYREJECTED when changed.
+SIGNED_DESC=$(me "$OUT/signedown.ko" get-modinfo description)
+cp -f "$OUT/signedown.ko" "$SIG/signedown_modified.ko"
+me "$SIG/signedown_modified.ko" set-modinfo description "${SIGNED_DESC%)}]"
+cp -f "$KB/main/signedown.ko" "$SIG/signedown_keyid.ko"
+"$SIGN_FILE" -k sha256 "$KEYS/signing_key.pem" "$KEYS/signing_key.pem" "$SIG/signedown_keyid.ko" \
+	|| die "sign-file -k failed"
+cms_sign() { # out.p7 openssl-options...
+	local out=$1; shift
+	openssl cms -sign -binary -outform DER -md sha256 -in "$KB/main/signedown.ko" \
+		-signer "$KEYS/signing_key.pem" -inkey "$KEYS/signing_key.pem" -out "$out" "$@" \
+		|| die "openssl cms -sign $* failed"
+}
+cms_sign "$KEYS/attrs.p7" -nocerts
+cms_sign "$KEYS/certs.p7" -noattr
+cp -f "$KB/main/signedown.ko" "$SIG/signedown_attrs.ko"
+me "$SIG/signedown_attrs.ko" append-sig "$KEYS/attrs.p7"
+cp -f "$KB/main/signedown.ko" "$SIG/signedown_certs.ko"
+me "$SIG/signedown_certs.ko" append-sig "$KEYS/certs.p7"
+cp -f "$SIG/signedown_certs.ko" "$SIG/signedown_certs_modified.ko"
+me "$SIG/signedown_certs_modified.ko" set-modinfo description "${SIGNED_DESC%)}]"
 
 # ---------------------------------------------------------------- verify
 # (no pipefail here: "cmd | grep -q" may end cmd with SIGPIPE)
@@ -303,6 +351,30 @@ for m in dummy veth nls_cp437; do
 	[ -n "$(modinfo -F signer "$OUT/dist/$m.ko")" ] || bad "dist/$m.ko is not signed"
 	has_entry "$OUT/dist/$m.ko" "intree=Y" || bad "dist/$m.ko has no intree=Y"
 done
+# sig/: each file is what its name says.
+has_trailer() { tail -c 28 "$1" | grep -q 'Module signature appended'; }
+ndiff() { cmp -l "$1" "$2" 2>/dev/null | wc -l; }
+[ "$(ndiff "$OUT/dist/dummy.ko" "$SIG/dummy_modified.ko")" -eq 1 ] || bad "sig/dummy_modified.ko: not one byte away from dist/dummy.ko"
+has_entry "$SIG/dummy_modified.ko" "intree=N" || bad "sig/dummy_modified.ko: intree=N missing"
+has_trailer "$SIG/dummy_stripped.ko" && bad "sig/dummy_stripped.ko: strip kept the signature"
+has_trailer "$SIG/dummy_stripped_sigkept.ko" || bad "sig/dummy_stripped_sigkept.ko: no signature"
+cmp -s <(head -c "$(($(stat -c %s "$OUT/dist/dummy.ko") - $(sig_bytes "$OUT/dist/dummy.ko")))" "$OUT/dist/dummy.ko") \
+	<(head -c "$(($(stat -c %s "$SIG/dummy_stripped_sigkept.ko") - $(sig_bytes "$OUT/dist/dummy.ko")))" "$SIG/dummy_stripped_sigkept.ko") &&
+	bad "sig/dummy_stripped_sigkept.ko: strip --strip-unneeded changed nothing"
+cmp -s <(tail -c 40 "$OUT/dist/dummy.ko") <(tail -c 40 "$SIG/dummy_stripped_sigkept.ko") || bad "sig/dummy_stripped_sigkept.ko: not dummy's signature"
+[ "$(ndiff "$OUT/signedown.ko" "$SIG/signedown_modified.ko")" -eq 1 ] || bad "sig/signedown_modified.ko: not one byte away from signedown.ko"
+has_trailer "$SIG/signedown_keyid.ko" || bad "sig/signedown_keyid.ko: not signed"
+[ -z "$(modinfo -F signer "$SIG/signedown_keyid.ko" 2>/dev/null)" ] || bad "sig/signedown_keyid.ko: kmod names a signer (issuer+serial, not -k?)"
+cms_field() { # p7 field -> present/absent
+	openssl cms -cmsout -print -inform DER -in "$1" |
+		awk -v f="$2:" '$1 == f { getline; print ($1 == "<ABSENT>" ? "absent" : "present"); exit }'
+}
+[ "$(cms_field "$KEYS/attrs.p7" signedAttrs)" = present ] || bad "attrs.p7 has no signed attributes"
+[ "$(cms_field "$KEYS/attrs.p7" certificates)" = absent ] || bad "attrs.p7 carries certificates"
+[ "$(cms_field "$KEYS/certs.p7" certificates)" = present ] || bad "certs.p7 carries no certificate"
+[ "$(cms_field "$KEYS/certs.p7" signedAttrs)" = absent ] || bad "certs.p7 has signed attributes"
+[ "$(ndiff "$SIG/signedown_certs.ko" "$SIG/signedown_certs_modified.ko")" -eq 1 ] || bad "sig/signedown_certs_modified.ko: not one byte away"
+
 # Compressed copies decompress to gplok.ko.
 cmp -s <(xz -dc "$OUT/gplok.ko.xz") "$OUT/gplok.ko" || bad "gplok.ko.xz"
 cmp -s <(zstd -q -dc "$OUT/gplok.ko.zst") "$OUT/gplok.ko" || bad "gplok.ko.zst"
@@ -318,3 +390,4 @@ nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
 note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"
+note "signatures (sig/): dummy_modified dummy_stripped dummy_stripped_sigkept signedown_modified signedown_keyid signedown_attrs signedown_certs signedown_certs_modified"

@@ -4,7 +4,9 @@
  * truncated at many offsets and with random byte flips (fixed seed), read
  * in-process.  Each mutant must give a verdict or an error naming the file,
  * within a time bound, and a module cut anywhere inside its ELF part must
- * never come out "allow" (what could not be read is never clean).
+ * never come out "allow" (what could not be read is never clean).  A module
+ * whose signature verifies with the kernel's key must never come out "allow"
+ * with a byte of its signed part changed: the kernel rejects the signature.
  *
  *   mutate KVER POLICY FILE...     prints TAP-style lines, "N passed, N failed"
  */
@@ -44,8 +46,9 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
-/* -1 error (message checked), else the action. */
-static int judge(const void *buf, size_t len, const char *label, char *why, size_t whylen)
+/* -1 error (message checked), else the action; *verified: the signature verified. */
+static int judge(const void *buf, size_t len, const char *label, char *why, size_t whylen,
+		 bool *verified)
 {
 	struct tg_error err = { 0 };
 	struct tg_module *m = NULL;
@@ -68,6 +71,8 @@ static int judge(const void *buf, size_t len, const char *label, char *why, size
 		return -1;
 	}
 	action = (int)v.action;
+	if (verified)
+		*verified = v.signature && !strcmp(v.signature, "verified");
 	tg_verdict_free_contents(&v);
 	tg_module_free(m);
 	return action;
@@ -79,6 +84,7 @@ static int run_file(const char *path)
 	unsigned char *buf = NULL, *mut;
 	size_t len = 0, elf_len;
 	char why[600] = "";
+	bool verified = false;
 	int bad = 0;
 
 	if (tg_read_path(path, 64u << 20, (void **)&buf, &len, NULL) < 0 ||
@@ -91,13 +97,14 @@ static int run_file(const char *path)
 	elf_len = m->sig.present && !m->sig.malformed && m->compression == TG_COMP_NONE ?
 		  len - 40 - m->sig.sig_len : len;
 	tg_module_free(m);
+	judge(buf, len, path, why, sizeof(why), &verified);
 	mut = malloc(len + 1);
 	for (unsigned i = 0; i < CUTS && !bad; i++) {
 		size_t cut = (size_t)((unsigned long long)elf_len * i / CUTS);
 		int a;
 
 		why[0] = 0;
-		a = judge(buf, cut, path, why, sizeof(why));
+		a = judge(buf, cut, path, why, sizeof(why), NULL);
 		if (why[0] || a == TG_ACTION_ALLOW) {
 			printf("not ok - %s cut at %zu of %zu: %s\n", path, cut, len,
 			       why[0] ? why : "allowed although truncated");
@@ -106,19 +113,28 @@ static int run_file(const char *path)
 	}
 	for (unsigned i = 0; i < FLIPS && !bad; i++) {
 		unsigned n = 1 + (unsigned)(next_rand() % 8);
+		bool signed_part = true;
+		int a;
 
 		memcpy(mut, buf, len);
-		for (unsigned j = 0; j < n; j++)
-			mut[next_rand() % len] ^= (unsigned char)(1 + next_rand() % 255);
+		for (unsigned j = 0; j < n; j++) {
+			size_t at = next_rand() % len;
+
+			mut[at] ^= (unsigned char)(1 + next_rand() % 255);
+			signed_part = signed_part && at < elf_len;
+		}
 		why[0] = 0;
-		judge(mut, len, path, why, sizeof(why));
+		a = judge(mut, len, path, why, sizeof(why), NULL);
+		if (!why[0] && verified && signed_part && a == TG_ACTION_ALLOW)
+			snprintf(why, sizeof(why), "allowed although its signed bytes changed");
 		if (why[0]) {
 			printf("not ok - %s with %u flipped bytes (mutant %u): %s\n", path, n, i, why);
 			bad = 1;
 		}
 	}
 	if (!bad)
-		printf("ok - %s: %u truncations, %u flip mutants\n", path, CUTS, FLIPS);
+		printf("ok - %s: %u truncations, %u flip mutants%s\n", path, CUTS, FLIPS,
+		       verified ? " (signature verified: no changed signed byte allowed)" : "");
 	free(mut);
 	free(buf);
 	return bad;

@@ -5,7 +5,9 @@
  * proper.  The taintguard plugin's tsm_pre prescan then gets none, so its
  * fsm_file_prepare backstop has to judge the unpacked files.
  *
- *   tg-nofd ROOT PLUGINDIR POLICY PACKAGE.rpm...    (exit 0 ok, 1 failed)
+ *   tg-nofd [-U] ROOT PLUGINDIR POLICY PACKAGE.rpm...  (exit 0 ok, 1 failed)
+ *   -U: upgrade (the packages replace installed versions of the same name)
+ *   environment: TG_PKGVERIFY_LEVEL  %_pkgverify_level for the transaction
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +62,16 @@ static void define(const char *name, const char *value)
 
 int main(int argc, char **argv)
 {
+	int rc, upgrade = 0;
 	rpmts ts;
-	int rc;
 
+	if (argc > 1 && strcmp(argv[1], "-U") == 0) {
+		upgrade = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 5) {
-		fprintf(stderr, "usage: tg-nofd ROOT PLUGINDIR POLICY PACKAGE...\n");
+		fprintf(stderr, "usage: tg-nofd [-U] ROOT PLUGINDIR POLICY PACKAGE...\n");
 		return 2;
 	}
 	if (rpmReadConfigFiles(NULL, NULL) != 0)
@@ -73,6 +80,9 @@ int main(int argc, char **argv)
 	define("__plugindir", argv[2]);
 	define("__transaction_taintguard", "%{__plugindir}/taintguard.so");
 	define("_taintguard_policy", argv[3]);
+	/* the suite's signature level (tests/rpm/run.sh TG_PKGVERIFY_LEVEL) */
+	if (getenv("TG_PKGVERIFY_LEVEL") && *getenv("TG_PKGVERIFY_LEVEL"))
+		define("_pkgverify_level", getenv("TG_PKGVERIFY_LEVEL"));
 	ts = rpmtsCreate();
 	rpmtsSetRootDir(ts, argv[1]);
 	rpmtsSetNotifyCallback(ts, notify, NULL);
@@ -84,7 +94,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		Fclose(fd);
-		if (rpmtsAddInstallElement(ts, h, argv[i], 0, NULL) != 0)
+		if (rpmtsAddInstallElement(ts, h, argv[i], upgrade, NULL) != 0)
 			return 2;
 		headerFree(h);
 	}

@@ -21,7 +21,7 @@ KBUILD=/lib/modules/$K/build
 POLICY=$REPO/policy/default.yaml
 SPEC=$REPO/tests/rpm/specs/tgtest.spec
 # TG_RPM_PREFIX: run everything against another rpm unpacked below that prefix
-# (tests/rpm/compat.sh: Debian 11's rpm 4.16, as on EL9), with TG_PLUGDIR
+# (tests/rpm/matrix.sh 4.16: Debian 11's rpm, as on EL9), with TG_PLUGDIR
 # holding the plugin built against it.  Packages are still built by this
 # system's rpmbuild; every "rpm" below is that rpm.
 RPM_PREFIX=${TG_RPM_PREFIX:-}
@@ -45,7 +45,7 @@ finish() {
 bail() { nok "$*"; finish; }
 
 [ "$(id -u)" = 0 ] || bail "needs root (rpm --root chroots)"
-for t in rpm rpmbuild xz zstd gzip dash; do
+for t in rpm rpmbuild rpmsign rpmkeys gpg xz zstd gzip dash; do
 	command -v $t >/dev/null || bail "missing tool $t"
 done
 [ -f "$PLUGDIR/taintguard.so" ] || bail "$PLUGDIR/taintguard.so not built (make)"
@@ -81,13 +81,14 @@ for c in ko.xz ko.zst ko.gz; do
 done
 
 W=$(mktemp -d /tmp/tg-rpmtest.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+# gpg starts an agent for the signing key below: stop it with the suite
+trap 'gpgconf --homedir "$W/gnupg" --kill all >/dev/null 2>&1; rm -rf "$W"' EXIT
 if [ -n "$RPM_PREFIX" ]; then
 	[ -x "$RPM_PREFIX/usr/bin/rpm" ] || bail "no rpm in TG_RPM_PREFIX=$RPM_PREFIX"
 	mkdir -p "$W/bin"
 	# its own rpmrc and macro files too (the system's 4.18 macros use tags 4.16 lacks)
 	cfg=$RPM_PREFIX/usr/lib/rpm
-	for t in rpm rpmdb; do
+	for t in rpm rpmdb rpmkeys; do
 		printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s --rcfile %s --macros %s "$@"\n' "$RPM_LIBDIR" \
 			"$RPM_PREFIX/usr/bin/$t" "$cfg/rpmrc" \
 			"$cfg/macros:$cfg/macros.d/macros.*:$cfg/platform/%{_target}/macros" >"$W/bin/$t"
@@ -100,6 +101,25 @@ TOP=$W/rpmbuild
 RPMS=$TOP/RPMS/noarch
 MD=/lib/modules/$K/extra
 
+# Packages are signed as a distribution's are, with a throw-away key each
+# test root trusts: rpm >= 6.0 refuses unsigned packages by default
+# (%_pkgverify_level all); older releases check the signature when the key is
+# known.  RSA: every rpm of the matrix verifies it.
+export GNUPGHOME=$W/gnupg
+mkdir -m 700 "$GNUPGHOME"
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+	--quick-gen-key 'taintguard rpm test <rpmtest@taintguard.invalid>' rsa2048 sign never \
+	>"$W/gpg.log" 2>&1 || { cat "$W/gpg.log"; bail "gpg cannot make the signing key"; }
+gpg --batch --armor --export rpmtest@taintguard.invalid >"$W/key.asc" 2>>"$W/gpg.log"
+[ -s "$W/key.asc" ] || bail "gpg cannot export the signing key"
+# TG_PKGVERIFY_LEVEL: run every transaction with that level (tests/rpm/matrix.sh
+# 6.1: "all", upstream rpm 6's default, which Debian patches back to "digest")
+RPMVER=$(rpm --version | sed 's/^RPM version //')
+rpm_ge() { [ "$(printf '%s\n' "$1" "$RPMVER" | sort -V | head -n 1)" = "$1" ]; }	# rpm >= $1
+RELEASE_LEVEL=$(rpm --eval '%{?_pkgverify_level}')
+[ -n "$RELEASE_LEVEL" ] || bail "rpm has no %_pkgverify_level (rpm < 4.14.2?)"
+echo "# rpm $RPMVER: %_pkgverify_level '$RELEASE_LEVEL'${TG_PKGVERIFY_LEVEL:+, the suite runs with '$TG_PKGVERIFY_LEVEL'}; packages signed"
+
 # --- building packages -------------------------------------------------------
 # pkg NAME VERSION "SRC:DEST ..." [rpmbuild args...]
 pkg() {
@@ -108,6 +128,13 @@ pkg() {
 		--define "pkgver $ver" --define "moddir $MODS" --define "payload ${payload:-$nil}" \
 		"$@" -bb "$SPEC" >"$W/build-$name-$ver.log" 2>&1 ||
 		{ cat "$W/build-$name-$ver.log"; bail "rpmbuild $name-$ver"; }
+	[ -n "${UNSIGNED:-}" ] && return 0
+	# rpm >= 6.0 names the key %_openpgp_sign_id, which defaults to %_gpg_name;
+	# Debian 12's rpm looks for gpg as gpg2, which Debian no longer ships
+	rpmsign --addsign --define "__gpg $(command -v gpg)" \
+		--define "_gpg_name rpmtest@taintguard.invalid" "$(P "$name" "$ver")" \
+		>>"$W/build-$name-$ver.log" 2>&1 ||
+		{ cat "$W/build-$name-$ver.log"; bail "rpmsign $name-$ver"; }
 }
 P() { echo "$RPMS/$1-${2:-1.0}-1.noarch.rpm"; }
 
@@ -133,6 +160,8 @@ mkroot() {
 		[ -f "/boot/config-$K" ] && mkdir -p "$R/boot" && cp "/boot/config-$K" "$R/boot/"
 	fi
 	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null	# rpm < 4.18 has no rpm --initdb
+	rpmkeys --root "$R" --dbpath /var/lib/rpm --import "$W/key.asc" ||
+		bail "rpmkeys cannot import the test key into $R"
 }
 
 # rpmx ARGS...: rpm on $R with the plugin from the build tree; stdout+stderr in
@@ -140,6 +169,7 @@ mkroot() {
 rpmx() {
 	set +e
 	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --define "__plugindir $PLUGDIR" \
+		${TG_PKGVERIFY_LEVEL:+--define "_pkgverify_level $TG_PKGVERIFY_LEVEL"} \
 		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
 		--define "_taintguard_policy $POLICY" "$@" >"$W/out" 2>&1
 	RC=$?
@@ -159,6 +189,15 @@ pkg tg-lve 1.0 "lve.ko:$MD/lve.ko"
 pkg tg-prop 1.0 "propplain.ko:$MD/propplain.ko"
 pkg tg-gplok 1.0 "gplok.ko:$MD/gplok.ko"
 pkg tg-plain 1.0 ""
+UNSIGNED=1 pkg tg-unsigned 1.0 "lve.ko:$MD/lve.ko"
+pkg tg-lvepre 1.0 "lve.ko:$MD/lve.ko" --define 'with_pretrans 1'
+# rpm >= 6.0 builds v6 packages by default; most repositories still carry v4
+FORMAT=$(rpm --eval '%{?_rpmformat}')
+if [ "$FORMAT" = 6 ]; then
+	pkg tg-lve4 1.0 "lve.ko:$MD/lve.ko" --define '_rpmformat 4'
+	pkg tg-gplok4 1.0 "gplok.ko:$MD/gplok.ko" --define '_rpmformat 4'
+fi
+pkg tg-gplpre 1.0 "gplok.ko:$MD/gplok.ko" --define 'with_pretrans 1'
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
 pkg tg-up 2.0 "lve.ko:$MD/tgup.ko"
 pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
@@ -208,6 +247,10 @@ pkg tg-three 1.0 "gplok.ko:$MD/a.ko gplok.ko:$MD/b.ko gplok.ko:$MD/c.ko"
 # modules read on worker threads: a mix whose messages must keep payload order
 cp "$MODS/propplain.ko" "$MODS/lve.ko" "$MODS/gplok.ko" "$W/bad/"
 MODS=$W/bad pkg tg-mix 1.0 "propplain.ko:$MD/m1.ko gplok.ko.xz:$MD/m2.ko.xz lve.ko:$MD/m3.ko gplok.ko:$MD/m4.ko propplain.ko:$MD/m5.ko"
+# Signatures verified with the target root's kernel (its /boot/vmlinuz): the
+# distribution's dummy.ko as shipped, and with one signed byte changed.
+pkg tg-distsig 1.0 "dist/dummy.ko:$MD/tgdummy.ko"
+pkg tg-badsig 1.0 "sig/dummy_modified.ko:$MD/tgdummy.ko"
 # (the test root has only dash: copy with builtins)
 pkg tg-swap 1.0 "" --define 'pre_extra while IFS= read -r l; do echo "$l"; done </etc/tg-allow.yaml >/etc/tg-policy.yaml'
 
@@ -227,6 +270,65 @@ check "lve: %pre did not run" ! ran "pre tg-lve-1.0"
 check "lve: no mark record" test ! -e "$(record tg-lve-1.0-1.noarch)"
 [ "$pass" -gt 0 ] && [ "$fail" -eq 0 ] || show
 
+# --- 1b. signatures: rpm's %_pkgverify_level decides before the plugin -----------
+# "all" (upstream rpm >= 6.0's default) refuses an unsigned package before any
+# hook that could speak (the plugin reports in psm_pre); "digest" (rpm < 6.0,
+# Debian's rpm 6) installs it if the plugin allows it.  The release's level and
+# "all" on every version.
+levels=$RELEASE_LEVEL
+[ "$RELEASE_LEVEL" = all ] || levels="$levels all"
+for lvl in $levels; do
+	mkroot
+	rpmx -ivh --define "_pkgverify_level $lvl" "$(P tg-unsigned)"
+	case $lvl in
+	all | signature)
+		check "unsigned, %_pkgverify_level $lvl: rpm refuses it, the plugin says nothing (exit $RC)" \
+			bash -c "test $RC != 0 && grep -qi 'signature' <<<\"\$0\" && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+		check "unsigned, %_pkgverify_level $lvl: not installed, %pre did not run" \
+			bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-unsigned && ! test -e '$R/var/tmp/tgtest-scriptlets.log'" ;;
+	*)
+		check "unsigned, %_pkgverify_level $lvl: refused by the plugin for lve (exit $RC)" \
+			bash -c "test $RC = 1 && grep -q 'tg-unsigned-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+		check "unsigned, %_pkgverify_level $lvl: not installed" ! installed tg-unsigned ;;
+	esac
+	[ "$RC" != 0 ] || show
+done
+mkroot
+rpmx -ivh --define "_pkgverify_level all" "$(P tg-lve)" "$(P tg-gplok)"
+check "signed, %_pkgverify_level all: lve refused by the plugin, gplok installed (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+
+# --- 1c. %pretrans: rpm < 6.1 calls psm_pre for it too, 6.1 only for the install ----
+# A denied package's %pretrans must not run either; its verdict is said once.
+mkroot
+rpmx -ivh "$(P tg-lvepre)" "$(P tg-gplpre)"
+check "%pretrans: lve package refused, the other installed (exit $RC = 2)" \
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lvepre && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplpre"
+check "%pretrans: the refused package's %pretrans and %pre did not run, the other's did" \
+	bash -c "! grep -q 'tg-lvepre' '$R/var/tmp/tgtest-scriptlets.log' && grep -q '^pretrans tg-gplpre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
+check "%pretrans: refusal said once, naming lve" \
+	bash -c "test \$(grep -c 'module lve refused' <<<\"\$0\") = 1 && test \$(grep -c 'refusing to install tg-lvepre' <<<\"\$0\") = 1" "$OUT"
+check "%pretrans: no lve file, no mark record" test ! -e "$R$MD/lve.ko" -a ! -e "$(record tg-lvepre-1.0-1.noarch)"
+[ "$RC" = 2 ] || show
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lvepre)"
+check "%pretrans, warn mode: installed, %pretrans ran, warning said once (exit $RC)" \
+	bash -c "test $RC = 0 && grep -q '^pretrans tg-lvepre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log' && test \$(grep -c 'module lve would be refused' <<<\"\$0\") = 1" "$OUT"
+check "%pretrans, warn mode: record written" test -f "$(record tg-lvepre-1.0-1.noarch)"
+
+# --- 1d. v4 and v6 packages (rpm >= 6.0) -------------------------------------------
+if [ "$FORMAT" = 6 ]; then
+	fmts=$(rpm -qp --qf '%{name}:%{rpmformat} ' "$(P tg-lve)" "$(P tg-lve4)" "$(P tg-gplok4)" 2>/dev/null)
+	check "formats: tg-lve is v6, tg-lve4 and tg-gplok4 are v4 ($fmts)" \
+		test "$fmts" = "tg-lve:6 tg-lve4:4 tg-gplok4:4 "
+	mkroot
+	rpmx -ivh "$(P tg-lve4)" "$(P tg-gplok4)" "$(P tg-prop)"
+	check "v4 packages on rpm $RPMVER, with a v6 one: lve refused, gplok and prop installed (exit $RC = 3)" \
+		bash -c "test $RC = 3 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve4 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok4 tg-prop && grep -q 'tg-lve4-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\" && grep -q 'tg-prop-1.0-1.noarch: .*module propplain marked' <<<\"\$0\"" "$OUT"
+else
+	echo "# rpm $RPMVER builds v4 packages only: no v4/v6 mix"
+fi
+
 # --- 2. a package with no modules installs, nothing said --------------------------
 rpmx -ivh "$(P tg-plain)"
 check "plain: installs (exit $RC)" test "$RC" = 0
@@ -241,8 +343,9 @@ check "mixed: lve refused" ! installed tg-lve
 check "mixed: gplok installed" installed tg-gplok
 check "mixed: prop installed" installed tg-prop
 check "mixed: plain installed" installed tg-plain
-check "mixed: exactly 3 packages installed ($(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>&1 | tr "\n" " "))" \
-	test "$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>/dev/null | wc -l)" = 3
+# (the signing key is a gpg-pubkey "package" in an rpmdb keyring, not one of ours)
+pkgs=$(rpm --root "$R" --dbpath /var/lib/rpm -qa 2>&1 | grep -v '^gpg-pubkey-' || true)
+check "mixed: exactly 3 packages installed ($(echo $pkgs))" test "$(echo "$pkgs" | grep -c .)" = 3
 check "mixed: gplok module and scriptlets there" test -f "$R$MD/gplok.ko" -a -f "$R$MD/propplain.ko"
 check "mixed: lve module absent" test ! -e "$R$MD/lve.ko"
 check "mixed: %pre of lve not run, of the others run" \
@@ -521,8 +624,57 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'module lve refused' <<<\"\$0\"" "$OUT"
 	check "backstop: gplok installed" installed tg-gplok
 	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
+	# What else a refusal in a file hook leaves depends on rpm: before 4.17
+	# each file is committed as soon as it is written, so the files before the
+	# module in the payload (/etc/tg-lve.conf) stay behind, owned by nothing;
+	# 4.17+ unpack to temporary names and remove them all.  The normal path
+	# (1.) refuses before any file.
+	if rpm_ge 4.17; then
+		check "backstop, rpm $RPMVER >= 4.17: no file of the refused package left" test ! -e "$R/etc/tg-lve.conf"
+	else
+		check "backstop, rpm $RPMVER < 4.17: files before the module stay behind (/etc/tg-lve.conf)" \
+			test -f "$R/etc/tg-lve.conf"
+	fi
+	# An upgrade refused by the backstop: 4.17 .. 4.20.0 also delete the old
+	# version's unchanged %config file (rpm bug #3284, fixed in 4.20.1 and 6.0);
+	# before 4.17 it is only touched.
+	mkroot
+	rpmx -ivh "$(P tg-up 1.0)"
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" -U "$R" "$PLUGDIR" "$POLICY" "$(P tg-up 2.0)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "backstop upgrade: 2.0 refused while unpacking, 1.0 stays with its module (exit $RC)" \
+		bash -c "test $RC = 1 && grep -q 'module lve refused' <<<\"\$0\" && rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-1.0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-2.0 && cmp -s '$R$MD/tgup.ko' '$MODS/gplok.ko'" "$OUT"
+	if rpm_ge 4.17 && ! rpm_ge 4.20.1; then
+		check "backstop upgrade, rpm $RPMVER (4.17 .. 4.20.0): the old %config file is deleted (rpm bug #3284)" \
+			test ! -e "$R/etc/tg-up.conf"
+	else
+		check "backstop upgrade, rpm $RPMVER: the old %config file is kept" test -f "$R/etc/tg-up.conf"
+	fi
 else
 	nok "backstop: cannot build tests/rpm/nofd.c: $(head -n 3 "$W/cc.log")"
+fi
+
+# --- 12b. a plugin built for the other hook table (TG_OTHER_PLUGDIR: matrix.sh 4.16
+#          passes this system's 4.18 build; both rpms are librpm.so.9) ------------------
+if [ -n "${TG_OTHER_PLUGDIR:-}" ] && [ -x "$W/tg-nofd" ]; then
+	mkroot
+	PLUGDIR=$TG_OTHER_PLUGDIR rpmx -ivh "$(P tg-lve)" "$(P tg-gplok)"
+	check "other hook table: one error naming both rpm versions; lve refused, gplok installed (exit $RC = 2)" \
+		bash -c "test $RC = 2 && test \$(grep -c 'taintguard: built for rpm .* but running in rpm $RPMVER' <<<\"\$0\") = 1 && grep -q 'module lve refused' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok" "$OUT"
+	mkroot
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" "$R" "$TG_OTHER_PLUGDIR" "$POLICY" "$(P tg-lve)" "$(P tg-gplok)" "$(P tg-plain)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "other hook table, no package fd: packages with modules refused as not checkable, the other installed" \
+		bash -c "test $RC = 1 && grep -q 'tg-lve-1.0-1.noarch: its kernel modules cannot be checked' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && rpm --root '$R' --dbpath /var/lib/rpm -q tg-plain && test ! -e '$R$MD/lve.ko'" "$OUT"
+	[ "$RC" = 1 ] || show
 fi
 
 # --- 13. a module that cannot be decoded is refused, never clean --------------------
@@ -620,5 +772,24 @@ if mount -t tmpfs -o size=64k tmpfs "$R/var/lib/taintguard" 2>/dev/null; then
 else
 	echo "# tmpfs mount not permitted here: ENOSPC case not run (ENOTDIR case above ran)"
 fi
+
+# --- 17. signatures: verified with the keys of the target root's kernel image -------------
+mkroot
+mkdir -p "$R/boot"
+cp "/boot/vmlinuz-$K" "$R/boot/"
+rpmx -ivh "$(P tg-badsig)"
+check "signature: a signed module changed after signing is refused (exit $RC)" \
+	bash -c "test $RC = 1 && grep -q 'tg-badsig-1.0-1.noarch: $MD/tgdummy.ko: module dummy refused: .*bad module signature' <<<\"\$0\"" "$OUT"
+check "signature: refused package not installed" ! installed tg-badsig
+rpmx -ivh "$(P tg-distsig)"
+check "signature: the distribution's signed module installs silently (exit $RC)" \
+	bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+check "signature: verified, so no mark record" test ! -e "$(record tg-distsig-1.0-1.noarch)"
+# without the kernel image in the root its keys are unknown: never clean
+mkroot
+rpmx -ivh "$(P tg-distsig)"
+check "signature: no kernel image in the root -> installed but marked, saying why (exit $RC)" \
+	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'trusted keys are unknown' <<<\"\$0\"" "$OUT"
+[ "$fail" -eq 0 ] || show
 
 finish

@@ -2,7 +2,7 @@
 /*
  * modedit - in-place edits of a kernel module (.ko) for taintguard's test
  * corpus (tests/modules/build.sh).  The file never changes size (except
- * append-bogus-sig, which only appends) and no section moves: libelf is used
+ * append-bogus-sig and append-sig, which only append) and no section moves: libelf is used
  * read-only to find offsets, the bytes are written with pwrite().
  *
  *   modedit FILE get-modinfo KEY          print the first KEY= value (exact bytes)
@@ -39,6 +39,11 @@
  *   modedit FILE append-bogus-sig ID_TYPE the same trailer with another id_type
  *                                          (0 PGP, 1 X.509): -ENOPKG, "unsupported
  *                                          crypto", the module counts as unsigned
+ *   modedit FILE append-sig P7FILE        append the DER PKCS#7 in P7FILE as the
+ *                                          module signature, with the trailer
+ *                                          scripts/sign-file writes (for signatures
+ *                                          sign-file cannot make: authenticated
+ *                                          attributes, carried certificates)
  *
  * Exit status 0 on success, 1 on any error (with a message on stderr).
  * Build: cc -O2 -Wall -o modedit modedit.c -lelf
@@ -397,6 +402,39 @@ static void append_bogus_sig(struct mod *m, unsigned char id_type)
 	write_at(m, MODULE_SIG_STRING, 28, st.st_size + sizeof(blob) + sizeof(ms));
 }
 
+/*
+ * Append @p7file (a DER PKCS#7, e.g. from openssl cms -sign) as the module
+ * signature, with the trailer scripts/sign-file writes: what sign-file
+ * does, for signatures it cannot make (authenticated attributes, carried
+ * certificates).
+ */
+static void append_sig(struct mod *m, const char *p7file)
+{
+	unsigned char tail[28], ms[12] = { 0, 0, 2 /* PKEY_ID_PKCS7 */ }, *buf;
+	struct stat st, pst;
+	int fd = open(p7file, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &pst) != 0 || pst.st_size <= 0 || pst.st_size > (1 << 20))
+		die("%s: cannot read a PKCS#7 of sane size", p7file);
+	buf = malloc((size_t)pst.st_size);
+	if (!buf || pread(fd, buf, (size_t)pst.st_size, 0) != pst.st_size)
+		die("%s: read failed", p7file);
+	close(fd);
+	if (fstat(m->fd, &st) != 0)
+		die("stat: %s", strerror(errno));
+	if (st.st_size >= 28 && pread(m->fd, tail, 28, st.st_size - 28) == 28 &&
+	    !memcmp(tail, MODULE_SIG_STRING, 28))
+		die("already has a signature trailer");
+	ms[8] = (unsigned char)(pst.st_size >> 24);
+	ms[9] = (unsigned char)(pst.st_size >> 16);
+	ms[10] = (unsigned char)(pst.st_size >> 8);
+	ms[11] = (unsigned char)pst.st_size;
+	write_at(m, buf, (size_t)pst.st_size, st.st_size);
+	write_at(m, ms, sizeof(ms), st.st_size + pst.st_size);
+	write_at(m, MODULE_SIG_STRING, 28, st.st_size + pst.st_size + sizeof(ms));
+	free(buf);
+}
+
 static void get_name(struct mod *m)
 {
 	GElf_Shdr sh;
@@ -422,8 +460,9 @@ static void usage(void)
 		"       %s FILE rename-section OLD NEW\n"
 		"       %s FILE replace-string SECTION OLD NEW\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE append-bogus-sig [ID_TYPE]\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog, prog);
+		"       %s FILE append-bogus-sig [ID_TYPE]\n"
+		"       %s FILE append-sig PKCS7_DER_FILE\n", prog, prog, prog, prog, prog, prog, prog, prog,
+		prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -479,6 +518,9 @@ int main(int argc, char **argv)
 			usage();
 		mod_open(&m, 1);
 		append_bogus_sig(&m, (unsigned char)id);
+	} else if (!strcmp(cmd, "append-sig") && argc == 4) {
+		mod_open(&m, 1);
+		append_sig(&m, argv[3]);
 	} else {
 		usage();
 	}
