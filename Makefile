@@ -35,7 +35,7 @@ endif
 
 WARN    = -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"'
+CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
 LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4
@@ -72,8 +72,16 @@ READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 # pkg/: reading rpm packages (librpm), a private static library of the front ends
-PKG_SRC  = $(sort $(wildcard pkg/*.c))
+# repository metadata and downloads (createrepo_c, librepo): only taintguard-audit links them,
+# so the rpm plugin builds where those libraries are not installed
+PKG_REPO_SRC = pkg/repo.c pkg/fetch.c
+PKG_SRC  = $(filter-out $(PKG_REPO_SRC),$(sort $(wildcard pkg/*.c)))
 PKG_OBJ  = $(PKG_SRC:%.c=$(B)/%.o)
+PKG_REPO_OBJ = $(PKG_REPO_SRC:%.c=$(B)/%.o)
+# guard/: the files that decide whether taintguard runs (rpm macro files, dkms
+# framework files ...), read as rpm and dkms read them; no librpm, private, static
+GUARD_SRC = $(sort $(wildcard guard/*.c))
+GUARD_OBJ = $(GUARD_SRC:%.c=$(B)/%.o)
 # cli/: `taintguard` (no librpm) and `taintguard-audit` (the audit command, with pkg/)
 AUDIT_SRC = cli/cmd_audit.c $(sort $(wildcard cli/audit_*.c))
 CLI_SRC  = $(filter-out $(AUDIT_SRC),$(sort $(wildcard cli/*.c)))
@@ -86,8 +94,8 @@ HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
-FUZZ_NAMES = module decompress symvers policy package record kimage repodata facts
-FUZZ_LIBS = $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
+FUZZ_NAMES = module decompress symvers policy package record kimage repodata facts guard
+FUZZ_LIBS = $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
 
@@ -104,7 +112,7 @@ all: $(TARGETS)
 # The installed paths are compiled in (default policy, /etc/taintguard):
 # rebuild when PREFIX/DATADIR/SYSCONFDIR change between make and make install.
 PATHS_STAMP = $(B)/paths.stamp
-$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR)' > $(PATHS_STAMP))
+$(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' > $(PATHS_STAMP))
 READER_STAMP = $(B)/reader.stamp
 $(shell echo '$(READER_ID)' | cmp -s - $(READER_STAMP) || echo '$(READER_ID)' > $(READER_STAMP))
 
@@ -113,24 +121,28 @@ $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -fvisibility=hidden $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h $(PATHS_STAMP)
+$(B)/guard/%.o: guard/%.c guard/guard.h $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
+
+$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(PATHS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
 
 $(B)/pkg/cache.o: $(READER_STAMP)
 $(B)/pkg/cache.o: CPPFLAGS += -DTG_READER_ID='"$(READER_ID)"'
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h $(wildcard cli/*.h) $(PATHS_STAMP)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard cli/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
-$(B)/hooks/%.o: hooks/%.c lib/taintguard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ihooks $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ihooks -Iguard $(ALLCFLAGS) -c -o $@ $<
 
 $(B)/libtaintguard.a: $(LIB_OBJ)
 	@rm -f $@
@@ -145,38 +157,50 @@ $(B)/libtgpkg.a: $(PKG_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(B)/libtgpkg-repo.a: $(PKG_REPO_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libtgguard.a: $(GUARD_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.  taintguard itself
 # needs no librpm (check on a DKMS-only host); taintguard-audit does.
-$(B)/taintguard: $(CLI_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
+$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 
-$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a
-	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
 
-$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libtaintguard.a
+$(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
 
-unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate
+unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate $(B)/tests/guard-macrodefs
+
+$(B)/tests/guard-macrodefs: tests/guard/macrodefs.c $(B)/libtgguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a
 
 $(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
 
-$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg.a $(B)/libtaintguard.a
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg.a $(B)/libtaintguard.a
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipkg $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
 
 # make fuzz FUZZ_SECONDS=N: every libFuzzer harness for N seconds (clang)
 fuzz:
@@ -216,6 +240,11 @@ RPM_PLUGINDIR ?= $(shell rpm --eval '%{__plugindir}' 2>/dev/null)
 RPM_MACRODIR  ?= $(shell rpm --eval '%{_rpmmacrodir}' 2>/dev/null)
 BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
+# systemd reads units from /usr/lib/systemd/system and, for PREFIX=/usr/local, /usr/local/lib/systemd/system
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+
+$(B)/taintguard-status.service: systemd/taintguard-status.service.in $(PATHS_STAMP)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
 
 $(B)/taintguard.pc: taintguard.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)|' $< > $@
@@ -231,8 +260,8 @@ install-lib: $(B)/libtaintguard.so.0 $(B)/libtaintguard.a $(B)/taintguard.pc
 	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
 	install -m 644 $(B)/taintguard.pc $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc
 
-install: all install-lib
-	install -d $(DESTDIR)$(BINDIR) \
+install: all install-lib $(B)/taintguard-status.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(DATADIR)/taintguard $(DESTDIR)$(SYSCONFDIR)/taintguard $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(B)/taintguard $(DESTDIR)$(BINDIR)/taintguard
@@ -246,11 +275,16 @@ install: all install-lib
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	# the daily "taintguard status" (installed, not enabled)
+	install -m 644 $(B)/taintguard-status.service systemd/taintguard-status.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
 	if [ -f $(B)/taintguard.so ] && [ -n "$(RPM_PLUGINDIR)" ]; then \
 		install -d $(DESTDIR)$(RPM_PLUGINDIR) $(DESTDIR)$(RPM_MACRODIR) && \
 		install -m 755 $(B)/taintguard.so $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so && \
 		install -m 644 rpm-plugin/macros.transaction_taintguard $(DESTDIR)$(RPM_MACRODIR)/; fi
 	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh $(DESTDIR)
+	# what is installed now is what the admin accepts (taintguard status compares with it);
+	# a package (DESTDIR) leaves that to rpm -V and the admin
+	[ -n "$(DESTDIR)" ] || $(BINDIR)/taintguard status --accept
 
 # Removes what install laid down, except the admin's /etc/taintguard/policy.yaml.
 uninstall:
@@ -261,6 +295,9 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libtaintguard.so $(DESTDIR)$(LIBDIR)/libtaintguard.a \
 		$(DESTDIR)$(INCLUDEDIR)/taintguard.h $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc \
 		$(DESTDIR)$(DATADIR)/taintguard/default.yaml $(DESTDIR)$(BASHCOMPDIR)/taintguard \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/taintguard-status.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/taintguard-status.timer \
+		$(DESTDIR)/var/lib/taintguard/guard.conf \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(wildcard man/*.1)) \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man5/%,$(wildcard man/*.5)) \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard man/*.8))

@@ -14,6 +14,7 @@ enum {
 	TG_EXIT_MARK = 1,	/* something marked, nothing denied */
 	TG_EXIT_DENY = 2,	/* something denied */
 	TG_EXIT_ERROR = 3,	/* usage error, or an input could not be read */
+	TG_EXIT_GUARD = 4,	/* status: the guard is down (taintguard would not run as accepted) */
 };
 
 enum tg_format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
@@ -74,6 +75,38 @@ void file_list_free(struct file_list *fl);
 
 /* Worst action -> exit code. */
 int cli_exit_for(enum tg_action worst, bool had_error);
+
+/* The first "rpm" on $PATH we may execute (malloc'ed), NULL when there is none. */
+char *cli_find_rpm(void);
+/*
+ * Run @argv (argv[0] a path) with stdin /dev/null, an environment of PATH,
+ * HOME and LC_ALL=C, stdout and stderr captured into *@out (NUL-terminated,
+ * at most 16 MiB).  The wait status, or -errno.
+ */
+int cli_run_capture(char *const argv[], char **out, size_t *len);
+
+/* status_guard.c: is taintguard still on guard (taintguard status) */
+enum guard_state { GS_UP, GS_DOWN, GS_ABSENT, GS_UNKNOWN };
+struct status_check {
+	const char *name;	/* "plugin", "mode", "dkms", "policy" */
+	enum guard_state state;
+	char *summary;
+	char *file;		/* the file that decides, or is at fault; NULL none */
+	unsigned line;		/* in @file, 0 unknown */
+	char *owner;		/* the package owning @file: NEVRA, "" none, NULL unknown */
+};
+#define STATUS_RECORDS 0x01u
+#define STATUS_PLUGIN 0x02u
+#define STATUS_MODE 0x04u
+#define STATUS_DKMS 0x08u
+#define STATUS_POLICY 0x10u
+#define STATUS_GUARD (STATUS_PLUGIN | STATUS_MODE | STATUS_DKMS | STATUS_POLICY)
+/* The selected guard checks of @root ("" for /), in that order, into @out (room for 4). */
+int status_guard(const char *root, const char *dbpath, unsigned which, struct status_check *out,
+		 size_t *n);
+/* Record the state as it is now as accepted (ROOT/var/lib/taintguard/guard.conf). */
+int status_guard_accept(const char *root, const char *dbpath);
+void status_checks_free(struct status_check *c, size_t n);
 
 int cmd_check(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

@@ -49,29 +49,73 @@ struct entry {
 
 static void status_usage(FILE *out)
 {
-	fputs("Usage: taintguard status [--root DIR] [--dbpath DIR] [--format text|json]\n\n"
-	      "List the installed packages (rpm) and DKMS modules that taintguard marked,\n"
-	      "or let through in warn mode although the policy denies them, from the\n"
-	      "records in ROOT" MARKS_DIR "/.  A record whose package is no\n"
-	      "longer installed (asked of the rpm command: rpm --root ROOT -q) or whose\n"
-	      "DKMS module is no longer in ROOT/var/lib/dkms is shown as stale; without\n"
-	      "an rpm command, rpm records are shown as not checked.\n\n"
+	fputs("Usage: taintguard status [--root DIR] [--dbpath DIR] [--format text|json]\n"
+	      "                         [--check LIST] [--skip LIST]\n"
+	      "       taintguard status --accept [--root DIR] [--dbpath DIR]\n\n"
+	      "Whether taintguard is still on guard, and the installed packages (rpm) and\n"
+	      "DKMS modules that taintguard marked, or let through in warn mode although\n"
+	      "the policy denies them.\n\n"
+	      "Checks (LIST: comma-separated; guard = plugin,mode,dkms,policy):\n"
+	      "  plugin   rpm loads the taintguard plugin (rpm --eval %__transaction_taintguard)\n"
+	      "  mode     %_taintguard_mode is the accepted one (enforce unless accepted)\n"
+	      "  dkms     dkms calls taintguard's sign_file hook; its wrapper is in place\n"
+	      "  policy   the policy in use loads, is ours, and is the accepted one\n"
+	      "  records  the mark records in ROOT" MARKS_DIR "/: a record whose\n"
+	      "           package is gone (rpm --root ROOT -q; ROOT/var/lib/dkms) is stale\n"
+	      "Each finding names the file and the package owning it (rpm -qf).\n\n"
 	      "Options:\n"
 	      "  -r, --root DIR     the system below DIR instead of /\n"
 	      "      --dbpath DIR   rpm database inside the root (default: rpm's %_dbpath)\n"
 	      "  -f, --format FMT   text (default) or json\n"
+	      "      --check LIST   run only these checks\n"
+	      "      --skip LIST    run all checks but these\n"
+	      "      --accept       record the state as it is now as accepted (the mode,\n"
+	      "                     digests of the policy, plugin and DKMS hook) in\n"
+	      "                     ROOT/var/lib/taintguard/guard.conf, after checking it\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
 	      "Exit codes: 0 nothing marked, 1 marked packages present (or only stale\n"
 	      "records), 2 a denied package is installed (warn mode; also when it could\n"
 	      "not be checked), 3 error (also a record that cannot be read: the others\n"
-	      "are still listed).\n", out);
+	      "are still listed; also a check that could not be made), 4 the guard is\n"
+	      "down (before any other code).\n", out);
+}
+
+/* "plugin,mode" -> STATUS_* bits; 0 with a message for an unknown name. */
+static unsigned parse_checks(const char *list)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} names[] = {
+		{ "records", STATUS_RECORDS }, { "plugin", STATUS_PLUGIN }, { "mode", STATUS_MODE },
+		{ "dkms", STATUS_DKMS }, { "policy", STATUS_POLICY }, { "guard", STATUS_GUARD },
+		{ "all", STATUS_GUARD | STATUS_RECORDS },
+	};
+	char *copy = strdup(list), *save = NULL;
+	unsigned bits = 0;
+
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(t, names[i].name))
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			cli_error("status: unknown check '%s' (records, plugin, mode, dkms, policy, "
+				  "guard, all)", t);
+			free(copy);
+			return 0;
+		}
+		bits |= names[i].bits;
+	}
+	free(copy);
+	return bits;
 }
 
 /* ------------------------------------------------------------ the rpm command */
 
-/* First "rpm" on $PATH that we may execute, malloc'ed; NULL when there is none. */
-static char *find_rpm(void)
+char *cli_find_rpm(void)
 {
 	const char *path = getenv("PATH");
 	const char *p;
@@ -104,7 +148,7 @@ static char *find_rpm(void)
  * (messages we can read): no RPM_*, LD_* or other variables reach it.
  * Returns the wait status, or -errno.
  */
-static int run_capture(char *const argv[], char **out, size_t *len)
+int cli_run_capture(char *const argv[], char **out, size_t *len)
 {
 	const char *path = getenv("PATH"), *home = getenv("HOME");
 	char *env[4], *penv = NULL, *henv = NULL;
@@ -226,7 +270,7 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 	argv[a++] = "--";	/* names never become options */
 	for (size_t i = 0; i < n; i++)
 		argv[a++] = names[i];
-	st = run_capture(argv, &out, &len);
+	st = cli_run_capture(argv, &out, &len);
 	free(argv);
 	if (st < 0) {
 		free(out);
@@ -312,7 +356,7 @@ static void rpm_check(struct entry *e, size_t n, const char *root, const char *d
 			nn++;
 	if (nn == 0)
 		return;
-	rpm = find_rpm();
+	rpm = cli_find_rpm();
 	names = calloc(nn, sizeof(char *));
 	if (!rpm)
 		why = "no rpm command";
@@ -438,14 +482,77 @@ static void print_json_entry(const struct entry *e)
 	fputs(rec && rec->n_modules ? "\n    ]\n  }" : "]\n  }", stdout);
 }
 
-static void print_json(const struct entry *e, size_t n)
+static const char *guard_state_name(enum guard_state s)
+{
+	static const char *const names[] = { "up", "down", "absent", "unknown" };
+
+	return names[s];
+}
+
+static void print_guard_text(const struct status_check *c, size_t n)
+{
+	size_t down = 0, active = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		down += c[i].state == GS_DOWN;
+		active += c[i].state != GS_ABSENT;
+	}
+	if (!n)
+		return;
+	if (!active)
+		printf("guard: nothing of taintguard is installed here\n");
+	else if (down)
+		printf("guard: DOWN (%zu of %zu checks)\n", down, n);
+	else
+		printf("guard: up\n");
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].state == GS_ABSENT)
+			printf("  %s: %s\n", c[i].name, c[i].summary ? c[i].summary : "not installed");
+		else
+			printf("  %s: %s: %s\n", c[i].name, guard_state_name(c[i].state),
+			       c[i].summary ? c[i].summary : "");
+		if (c[i].file && c[i].state != GS_ABSENT) {
+			printf("    file %s", c[i].file);
+			if (c[i].line)
+				printf(" (line %u)", c[i].line);
+			if (!c[i].owner)
+				printf(", package not known\n");
+			else if (!*c[i].owner)
+				printf(", not owned by any package\n");
+			else
+				printf(", package %s\n", c[i].owner);
+		}
+	}
+}
+
+static void print_guard_json_entry(const struct status_check *c)
+{
+	fputs("  {\n", stdout);
+	json_field("source", "guard", false);
+	json_field("check", c->name, false);
+	json_field("state", guard_state_name(c->state), false);
+	json_field("summary", c->summary, false);
+	json_field("file", c->file, false);
+	if (c->line)
+		printf("    \"line\": %u,\n", c->line);
+	else
+		fputs("    \"line\": null,\n", stdout);
+	json_field("owner", c->owner && *c->owner ? c->owner : NULL, false);
+	printf("    \"owned\": %s\n  }", !c->owner ? "null" : *c->owner ? "true" : "false");
+}
+
+static void print_json(const struct entry *e, size_t n, const struct status_check *c, size_t nc)
 {
 	fputs("[", stdout);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		fputs(i ? ",\n" : "\n", stdout);
+		print_guard_json_entry(&c[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		fputs(i || nc ? ",\n" : "\n", stdout);
 		print_json_entry(&e[i]);
 	}
-	fputs(n ? "\n]\n" : "]\n", stdout);
+	fputs(n || nc ? "\n]\n" : "]\n", stdout);
 }
 
 /*
@@ -476,6 +583,9 @@ int cmd_status(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "dbpath", required_argument, NULL, 'D' },
+		{ "check", required_argument, NULL, 'C' },
+		{ "skip", required_argument, NULL, 'S' },
+		{ "accept", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -485,13 +595,25 @@ int cmd_status(int argc, char **argv)
 	struct tg_error err = { 0 };
 	struct entry *e = NULL;
 	char **paths = NULL, *dir = NULL, *why = NULL, *absroot = NULL;
-	size_t n = 0;
+	struct status_check checks[4];
+	unsigned which = STATUS_GUARD | STATUS_RECORDS, skip = 0;
+	bool accept = false;
+	size_t n = 0, nc = 0;
 	int opt, rc = TG_EXIT_ERROR;
 
 	while ((opt = getopt_long(argc, argv, "r:f:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r': root = optarg; break;
 		case 'D': dbpath = optarg; break;
+		case 'C':
+			if (!(which = parse_checks(optarg)))
+				return TG_EXIT_ERROR;
+			break;
+		case 'S':
+			if (!(skip = parse_checks(optarg)))
+				return TG_EXIT_ERROR;
+			break;
+		case 'A': accept = true; break;
 		case 'f':
 			if (cli_parse_format(optarg, &fmt) < 0 || fmt == FMT_JUNIT || fmt == FMT_SARIF) {
 				cli_error("status: unknown format '%s' (text or json)", optarg);
@@ -509,8 +631,26 @@ int cmd_status(int argc, char **argv)
 	}
 	if (!strcmp(root, "/"))
 		root = "";
+	/* rpm takes only an absolute --root */
+	if (*root && *root != '/' && !(absroot = realpath(root, NULL)))
+		absroot = strdup(root);
+	if (absroot)
+		root = absroot;
+	if (accept)
+		return status_guard_accept(root, dbpath) < 0 ? TG_EXIT_ERROR : 0;
+	which &= ~skip;
+	if (which & STATUS_GUARD && status_guard(root, dbpath, which, checks, &nc) < 0)
+		goto out;
+	if (!(which & STATUS_RECORDS)) {
+		if (fmt == FMT_JSON)
+			print_json(NULL, 0, checks, nc);
+		else
+			print_guard_text(checks, nc);
+		rc = TG_EXIT_ALLOW;
+		goto exit_code;
+	}
 	if (asprintf(&dir, "%s" MARKS_DIR, root) < 0)
-		return TG_EXIT_ERROR;
+		goto out;
 	if (tg_record_list(dir, &paths, &n, &err) < 0) {
 		cli_error("%s", err.msg);
 		goto out;
@@ -530,23 +670,32 @@ int cmd_status(int argc, char **argv)
 			e[i].state = dkms_present(root, e[i].rec->package, e[i].rec->kernel) ? ST_INSTALLED
 											      : ST_STALE;
 	}
-	/* rpm takes only an absolute --root */
-	if (*root && *root != '/' && !(absroot = realpath(root, NULL)))
-		absroot = strdup(root);
-	rpm_check(e, n, absroot ? absroot : root, dbpath, &why);
-	if (fmt == FMT_JSON)
-		print_json(e, n);
-	else if (n == 0)
-		printf("no marked packages (%s)\n", dir);
-	else
-		for (size_t i = 0; i < n; i++)
-			if (e[i].rec)
-				print_text(&e[i]);
+	rpm_check(e, n, root, dbpath, &why);
+	if (fmt == FMT_JSON) {
+		print_json(e, n, checks, nc);
+	} else {
+		print_guard_text(checks, nc);
+		if (n == 0)
+			printf("no marked packages (%s)\n", dir);
+		else
+			for (size_t i = 0; i < n; i++)
+				if (e[i].rec)
+					print_text(&e[i]);
+	}
 	rc = exit_code(e, n);
+exit_code:
+	/* the guard first: a host where taintguard does not run can show no marks */
+	for (size_t i = 0; i < nc; i++) {
+		if (checks[i].state == GS_DOWN)
+			rc = TG_EXIT_GUARD;
+		else if (checks[i].state == GS_UNKNOWN && rc < TG_EXIT_ERROR)
+			rc = TG_EXIT_ERROR;
+	}
 out:
 	for (size_t i = 0; e && i < n; i++)
 		tg_record_free(e[i].rec);
 	tg_record_list_free(paths, n);
+	status_checks_free(checks, nc);
 	free(e);
 	free(dir);
 	free(why);

@@ -125,6 +125,7 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 		}
 	}
 	j->n = n;
+	guard_judge(s, targets, n, j);
 	r = 0;
 out:
 	if (r < 0) {

@@ -14,6 +14,7 @@
  *   mode_sign.c        sign-file: the framework.conf.d sign_file callback
  *   mode_preinstall.c  pre-install: the PRE_INSTALL veto
  *   mode_audit.c       kernel-postinst, after-dkms, sync: the safety net
+ *   guard.c            packages whose dkms.conf could switch our check off
  */
 #ifndef TG_HOOK_H
 #define TG_HOOK_H
@@ -128,6 +129,8 @@ struct judgement {
 	struct tg_verdict *v;		/* one per target */
 	size_t n;
 	enum tg_action worst;
+	/* a package's dkms.conf can drop our PRE_INSTALL directive: do not rely on it */
+	bool guard;
 };
 
 /*
@@ -139,6 +142,13 @@ struct judgement {
 int judge(const struct settings *s, const char *release, const struct target *targets,
 	  size_t n, const struct strv *context, struct judgement *j);
 void judgement_free(struct judgement *j);
+/*
+ * guard.c: the targets' packages whose dkms.conf (or /etc/dkms/MODULE*.conf)
+ * could switch our PRE_INSTALL check off get the policy's guard action on
+ * their modules (called by judge()).
+ */
+void guard_judge(const struct settings *s, const struct target *targets, size_t n,
+		 struct judgement *j);
 
 /* Kernel module name of a verdict, safe for file names; NULL if none. */
 const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len);

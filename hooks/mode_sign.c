@@ -229,6 +229,8 @@ int mode_sign(int argc, char **argv)
 	}
 	me = &j.v[self];
 	k = j.release ? j.release : k;
+	if (j.guard)
+		c.wrapped = false;	/* its dkms.conf can drop the wrapper's PRE_INSTALL */
 	name = verdict_name(me, nbuf, sizeof(nbuf));
 	rc = sign_rc;
 

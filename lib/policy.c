@@ -75,6 +75,7 @@ static void free_exc(struct tg_policy *p)
 		free(e->package);
 		free(e->module);
 		free(e->kernels);
+		free(e->file);
 		free(e->justification);
 		free(e->label);
 	}
@@ -127,6 +128,8 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		TAKE(p, b, exc, n_exc, cap_exc);
 	if (!p->has_def)
 		p->def = b->def;
+	if (!p->has_guard)
+		p->guard_action = b->guard_action;
 }
 
 static int policy_parse(const void *data, size_t len, const char *label,
@@ -140,7 +143,7 @@ static int fill_defaults(struct tg_policy *p, struct tg_error *err)
 	int r;
 
 	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_certs && p->has_rules &&
-	    p->has_def && p->has_exc)
+	    p->has_def && p->has_exc && p->has_guard)
 		return 0;
 	tg_limits_default(&lim);
 	r = policy_parse(tg_policy_builtin_yaml, tg_policy_builtin_yaml_len, "<built-in policy>",

@@ -70,6 +70,8 @@ const char tg_policy_builtin_yaml[] =
 	"    when: {incomplete: true}\n"
 	"    action: mark\n"
 	"default: allow\n"
+	"guard:\n"
+	"  action: deny\n"
 	"exceptions: []\n";
 const size_t tg_policy_builtin_yaml_len = sizeof(tg_policy_builtin_yaml) - 1;
 

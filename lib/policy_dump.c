@@ -123,6 +123,7 @@ static void dump_exceptions(const struct tg_policy *p, FILE *out)
 		dump_kv(out, "    ", "package", e->package);
 		dump_kv(out, "    ", "module", e->module);
 		dump_kv(out, "    ", "kernels", e->kernels);
+		dump_kv(out, "    ", "file", e->file);
 		dump_kv(out, "    ", "justification", e->justification);
 	}
 }
@@ -140,6 +141,7 @@ int tg_policy_dump(const struct tg_policy *p, FILE *out)
 	dump_strv(out, "", "  ", "trusted_certificates", &p->certpaths);
 	dump_rules(p, out);
 	fprintf(out, "default: %s\n", tg_action_name(p->def));
+	fprintf(out, "guard:\n  action: %s\n", tg_action_name(p->guard_action));
 	dump_exceptions(p, out);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;

@@ -57,7 +57,8 @@ struct rule {
 };
 
 struct exception {
-	char *name, *package, *module, *kernels, *justification;
+	/* @file set: applies to guard findings only; else to modules only */
+	char *name, *package, *module, *kernels, *file, *justification;
 	char *label;		/* "exception:..." for tg_decision.rule */
 	enum tg_action action;
 };
@@ -78,8 +79,10 @@ struct tg_policy {
 	struct exception *exc;
 	size_t n_exc, cap_exc;
 	enum tg_action def;
+	/* guard: what a package shipping a file that decides whether taintguard runs gets */
+	enum tg_action guard_action;
 	/* sections present in the file; absent ones come from builtin_yaml */
-	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc;
+	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc, has_guard;
 };
 
 /*

@@ -157,6 +157,8 @@ static bool cond_match(const struct cond *w, const struct tg_facts *f)
 
 static bool exception_match(const struct exception *e, const struct tg_facts *f)
 {
+	if (e->file)
+		return false;	/* for guard findings (tg_policy_decide_file) */
 	if (e->module && !tg_glob_match(e->module, f->module))
 		return false;
 	if (e->package && !tg_glob_match(e->package, f->package))
@@ -190,4 +192,29 @@ void tg_policy_decide(const struct tg_policy *p, const struct tg_facts *f,
 		}
 	d->action = p->def;
 	d->rule = "default";
+}
+
+void tg_policy_decide_file(const struct tg_policy *p, const char *package, const char *path,
+			   struct tg_decision *d)
+{
+	p = tg_policy_or_builtin(p);
+	d->justification = NULL;
+	d->rule = "guard";
+	if (!p) {
+		d->action = TG_ACTION_DENY;	/* out of memory: fail closed */
+		return;
+	}
+	/* only exceptions naming a file: one written for a module never lets a package tamper */
+	for (size_t i = 0; i < p->n_exc; i++) {
+		const struct exception *e = &p->exc[i];
+
+		if (!e->file || !tg_glob_match(e->file, path) ||
+		    (e->package && !tg_glob_match(e->package, package)))
+			continue;
+		d->action = e->action;
+		d->rule = e->label;
+		d->justification = e->justification;
+		return;
+	}
+	d->action = p->guard_action;
 }

@@ -595,7 +595,7 @@ static int rule_name_check(struct ctx *c, const struct tg_ynode *n)
 	struct tg_policy *p = c->p;
 	const char *name = p->rules[p->n_rules - 1].name;
 
-	if (!strcmp(name, "default") || !strncmp(name, "exception:", 10))
+	if (!strcmp(name, "default") || !strcmp(name, "guard") || !strncmp(name, "exception:", 10))
 		return fail_at(c, n, "rule name '%s' is reserved", name);
 	for (size_t i = 0; i + 1 < p->n_rules; i++)
 		if (!strcmp(p->rules[i].name, name))
@@ -627,12 +627,13 @@ static int parse_rules(struct ctx *c, const struct tg_ynode *v)
 
 /* -------------------------------------------------------- exceptions: */
 
-enum { E_NAME, E_PACKAGE, E_MODULE, E_KERNELS, E_ACTION, E_JUSTIFICATION };
+enum { E_NAME, E_PACKAGE, E_MODULE, E_KERNELS, E_FILE, E_ACTION, E_JUSTIFICATION };
 static const struct field exc_fields[] = {
 	[E_NAME] = { "name", false },
 	[E_PACKAGE] = { "package", false },
 	[E_MODULE] = { "module", false },
 	[E_KERNELS] = { "kernels", false },
+	[E_FILE] = { "file", false },
 	[E_ACTION] = { "action", true },
 	[E_JUSTIFICATION] = { "justification", true },
 };
@@ -650,6 +651,8 @@ static int exc_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *
 		return dup_str(c, v, "module", &e->module);
 	case E_KERNELS:
 		return get_range(c, v, "kernels", &e->kernels);
+	case E_FILE:
+		return dup_str(c, v, "file", &e->file);
 	case E_ACTION:
 		return get_action(c, v, &e->action);
 	default:
@@ -674,12 +677,18 @@ static int parse_exceptions(struct ctx *c, const struct tg_ynode *v)
 		if (r < 0)
 			break;
 		/* An exception for everything would silently disable the rules. */
-		if (!e->package && !e->module)
-			r = fail_at(c, v->kids[i], "an exception needs 'package' or 'module'");
+		if (!e->package && !e->module && !e->file)
+			r = fail_at(c, v->kids[i], "an exception needs 'package', 'module' or 'file'");
+		/* a file is not a module: one exception is for one kind of finding */
+		else if (e->file && (e->module || e->kernels))
+			r = fail_at(c, v->kids[i], "an exception with 'file' (a guard finding) cannot "
+				    "have 'module' or 'kernels'");
 		else if (e->name)
 			e->label = tg_asprintf("exception:%s", e->name);
 		else if (e->module)
 			e->label = tg_asprintf("exception:%s", e->module);
+		else if (e->file)
+			e->label = tg_asprintf("exception:%s", e->file);
 		else
 			e->label = tg_asprintf("exception:%zu", i + 1);
 		if (r == 0 && !e->label)
@@ -689,9 +698,22 @@ static int parse_exceptions(struct ctx *c, const struct tg_ynode *v)
 	return r;
 }
 
+/* ------------------------------------------------------------- guard: */
+
+enum { G_ACTION };
+static const struct field guard_fields[] = {
+	[G_ACTION] = { "action", true },
+};
+
+static int guard_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *obj)
+{
+	c->p->has_guard = true;
+	return get_action(c, v, &c->p->guard_action);
+}
+
 /* ---------------------------------------------------------- top level */
 
-enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_EXCEPTIONS };
+enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_GUARD, T_EXCEPTIONS };
 static const struct field top_fields[] = {
 	[T_VERSION] = { "taintguard-policy", true },
 	[T_KERNEL] = { "kernel", false },
@@ -699,6 +721,7 @@ static const struct field top_fields[] = {
 	[T_CERTS] = { "trusted_certificates", false },
 	[T_RULES] = { "rules", false },
 	[T_DEFAULT] = { "default", false },
+	[T_GUARD] = { "guard", false },
 	[T_EXCEPTIONS] = { "exceptions", false },
 };
 
@@ -723,6 +746,9 @@ static int top_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *
 	case T_DEFAULT:
 		c->p->has_def = true;
 		return get_action(c, v, &c->p->def);
+	case T_GUARD:
+		return walk_map(c, v, "guard", guard_fields, TG_ARRAY_SIZE(guard_fields),
+				guard_field, NULL);
 	default:
 		return parse_exceptions(c, v);
 	}
@@ -741,6 +767,7 @@ int tg_policy_from_doc(const struct tg_ydoc *doc, const char *label, struct tg_p
 		goto out;
 	}
 	c.p->def = TG_ACTION_ALLOW;
+	c.p->guard_action = TG_ACTION_DENY;
 	r = walk_map(&c, doc->root, "the policy", top_fields, TG_ARRAY_SIZE(top_fields),
 		     top_field, NULL);
 	for (size_t i = 0; r == 0 && i < c.p->n_ft; i++)

@@ -566,6 +566,17 @@ size_t tg_policy_trusted_keys(const struct tg_policy *p, const char *const **key
 const struct tg_keyring *tg_policy_trusted_certificates(const struct tg_policy *p);
 void tg_policy_decide(const struct tg_policy *p, const struct tg_facts *f,
 		      struct tg_decision *d);
+/*
+ * A file that decides whether taintguard runs at all (an rpm macro file that
+ * switches the plugin off, a DKMS framework file replacing its sign_file, a
+ * file in taintguard's own directories ...), shipped by @package (rpm name or
+ * DKMS module; NULL when unknown), at @path: the first exception with a
+ * "file:" glob matching @path (and its "package:" glob, if any, matching
+ * @package), else the policy's guard action (rule "guard").  Exceptions
+ * without "file:" never apply: they are for modules.
+ */
+void tg_policy_decide_file(const struct tg_policy *p, const char *package, const char *path,
+			   struct tg_decision *d);
 /* Print the effective policy as YAML. */
 int tg_policy_dump(const struct tg_policy *p, FILE *out);
 const char *tg_policy_source(const struct tg_policy *p);

@@ -99,13 +99,18 @@ static int one_member(rpmfi fi, const struct pkg_payload_opts *o, pkg_member_fn 
 	int algo = 0, r;
 	bool keep;
 
+	uint64_t max;
+
 	pkg_classify_file(path, rpmfiFClass(fi), &c);
 	keep = (o->kinds & PKG_KIND_BIT(c.kind)) != 0;
+	max = keep ? o->max_size[c.kind] : o->want_max;
+	if (!keep && o->want && o->want(o->want_ctx, path))
+		keep = true;
 	if (o->check_digests)
 		want = rpmfiFDigest(fi, &algo, &wantlen);
 	if (!keep && !(want && wantlen))
 		return 0;	/* rpmfiNext skips the content */
-	if (keep && (uint64_t)size > o->max_size[c.kind]) {
+	if (keep && (uint64_t)size > max) {
 		m.err = -EFBIG;
 		m.error = "larger than the size limit";
 		keep = false;

@@ -188,6 +188,14 @@ struct pkg_payload_opts {
 	 */
 	bool check_digests;
 	uint64_t max_size[PKG_CONFIG + 1];	/* per kind: larger members are not read (-EFBIG) */
+	/*
+	 * Other members to read, chosen by path (guard files: a macro file, a
+	 * dkms framework file): read when want(want_ctx, path) says so, up to
+	 * want_max bytes, and reach @fn with their class (PKG_OTHER).
+	 */
+	bool (*want)(void *want_ctx, const char *path);
+	void *want_ctx;
+	uint64_t want_max;
 };
 
 /*
@@ -317,6 +325,23 @@ struct pkg_installed {
 /* fn for each installed package owning module files; the others are counted in *skipped. */
 typedef int (*pkg_installed_fn)(void *ctx, struct pkg_installed *p);
 int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped);
+
+/*
+ * Names of the installed packages (in @ts's rpmdb) owning @path, appended to
+ * *@names (each once); 0 or -ENOMEM.
+ */
+int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_t *cap);
+
+/* --------------------------------------------------------------- guard.c */
+
+/*
+ * The places of the files that decide whether taintguard runs (guard/), as
+ * the rpm configuration read by this process says: rpm's macro path
+ * (`macrofiles`) with %{_target} and ~ expanded, its rpmrc files,
+ * %{__plugindir}, and @policy, the policy file in use.  0 or -ENOMEM.
+ */
+struct guard_places;
+int pkg_guard_places(struct guard_places *pl, const char *policy);
 
 /* ---------------------------------------------------------------- repo.c */
 

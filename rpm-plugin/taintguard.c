@@ -219,6 +219,7 @@ static void taintguard_cleanup(rpmPlugin plugin)
 	if (!st)
 		return;
 	tgp_reset(st);
+	tgp_guard_reset(st);
 	tg_ctx_free(st->ctx);	/* and the policy */
 	free(st->policy_path);
 	free(st->statedir);
@@ -264,6 +265,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		judge[i]->n_mods = 0;
 	}
 	free(judge);
+	tgp_guard_check(st, ts);
 	if (st->test)	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)
 			if (st->pkgs[i].scanned && st->pkgs[i].action != TG_ACTION_ALLOW)
@@ -283,12 +285,14 @@ static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
+	/* files that would switch taintguard off (guard.c): reported first */
+	rpmRC guard = tgp_guard_psm_pre(st, te);
 	struct tgp_pkg *pkg;
 
 	st->chrooted = true;	/* psm, scriptlet and fsm hooks run inside the root */
 	st->cur = NULL;
 	if (rpmteType(te) != TR_ADDED || (pkg = tgp_pkg_find(st, te)) == NULL)
-		return RPMRC_OK;
+		return guard;
 	st->cur = pkg;		/* for the backstop: fsm hooks run in the install stage only */
 	/*
 	 * rpm < 6.1 also calls psm_pre for %pretrans and trigger stages; the
@@ -297,8 +301,10 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	if (pkg->refused)	/* by scriptlet_pre */
 		return RPMRC_FAIL;
 	if (pkg->psm_seen)
-		return RPMRC_OK;
+		return guard;
 	pkg->psm_seen = true;
+	if (guard == RPMRC_FAIL)
+		pkg->refused = true;
 	if (!pkg->scanned && backstop_off && pkg->bs_expected > 0 && st->mode != TGP_OFF) {
 		rpmlog(st->mode == TGP_ENFORCE ? RPMLOG_ERR : RPMLOG_WARNING,
 		       "taintguard: %s: its kernel modules cannot be checked: no package file "
@@ -310,12 +316,12 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 		}
 	}
 	if (!pkg->scanned)
-		return RPMRC_OK;	/* checked file by file in fsm_file_prepare */
+		return guard;	/* checked file by file in fsm_file_prepare */
 	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE)
 		return refuse(st, pkg);
-	if (pkg->action != TG_ACTION_ALLOW)
+	if (pkg->action != TG_ACTION_ALLOW && guard != RPMRC_FAIL)
 		tgp_report(st, pkg, false);
-	return RPMRC_OK;
+	return guard;
 }
 
 /*
@@ -343,7 +349,8 @@ static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int 
 		    strncmp(p->nevra, s_name + plen, len - plen - 1) == 0)
 			return refuse(st, p);
 	}
-	return RPMRC_OK;
+	/* a package the guard refuses (guard.c) */
+	return tgp_guard_scriptlet_pre(st, s_name + plen, len - plen - 1);
 }
 
 static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
@@ -445,6 +452,7 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmtsi pi;
 	rpmte te;
 
+	tgp_guard_reset(st);
 	if (!st->root || st->test) {
 		tgp_reset(st);
 		return RPMRC_OK;

@@ -66,6 +66,8 @@ struct tgp_state {
 	 * they only fill in what the target root lacks (a kernel installed now).
 	 */
 	struct pkg_kernelset *ks;
+	/* files that would switch taintguard off, per added package (guard.c) */
+	struct tgp_guard *guard;
 };
 
 /* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
@@ -85,6 +87,18 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n);
 /* Log the verdicts of @pkg; @refuse: rpmlog errors + how to override. */
 void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse);
 bool tgp_deny_definite(const struct tg_verdict *v);
+
+/*
+ * guard.c: added packages that ship files deciding whether taintguard runs
+ * (rpm macro files, files in the plugin directory, dkms framework files, our
+ * own directories): judged in tsm_pre, refused in psm_pre.
+ */
+void tgp_guard_check(struct tgp_state *st, rpmts ts);
+/* RPMRC_FAIL for an added element the guard refuses (first call only). */
+rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te);
+/* rpm >= 6.1: the %pretrans of package @nevra (@len bytes), run before its psm_pre. */
+rpmRC tgp_guard_scriptlet_pre(struct tgp_state *st, const char *nevra, size_t len);
+void tgp_guard_reset(struct tgp_state *st);
 
 /* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */
 int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg);

@@ -25,5 +25,15 @@ vg "check of ${#files[@]} test modules (json, 1 job)" check --kernel "$K" --form
 vg "check of an unreadable and a missing file" check --kernel "$K" /etc/hostname /nonexistent.ko
 vg "policy show" policy show policy/default.yaml
 vg "policy check of a broken policy" policy check tests/fuzz/corpus/policy/alias.yaml
+# status: the guard checks (rpm asked, macro files read) and the records, of a root with
+# a policy and a macro file
+R=$(mktemp -d)
+trap 'rm -f "$LOG"; rm -rf "$R"' EXIT
+mkdir -p "$R/etc/rpm" "$R/etc/taintguard" "$R/var/lib/taintguard/marks"
+cp policy/default.yaml "$R/etc/taintguard/policy.yaml"
+printf '%%__transaction_taintguard %%{__plugindir}/taintguard.so\n%%_taintguard_mode warn\n' >"$R/etc/rpm/macros.x"
+vg "status of a root (guard checks and records)" status --root "$R"
+vg "status --accept" status --root "$R" --accept
+vg "status --format json, accepted" status --root "$R" --format json
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

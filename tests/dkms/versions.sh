@@ -89,6 +89,27 @@ check "directive: tg-prop marked in output" grep -q "MARKED by taintguard policy
 check "directive: tg-prop's own PRE_INSTALL ran" grep -q "kernel=$K" /run/tg-dkms-test/tg-prop-pre-install
 check "directive: tg-prop record" test -s "$SB/marks/dkms-tg-prop-1.0-$K.json"
 
+# a dkms.conf that drops the directive (unset DKMS_DIRECTIVE_TG) installs without our
+# PRE_INSTALL; the hook's guard denies its modules (hooks/guard.c), sign_file deletes them
+cp -r "$ROOT/tests/dkms/pkgs/tg-clean-1.0" "$SB/usr/src/tg-bypass-1.0"
+sed -i 's/^PACKAGE_NAME=.*/PACKAGE_NAME="tg-bypass"/' "$SB/usr/src/tg-bypass-1.0/dkms.conf"
+echo 'unset DKMS_DIRECTIVE_TG' >>"$SB/usr/src/tg-bypass-1.0/dkms.conf"
+D add tg-bypass/1.0
+DKMS_DIRECTIVE_TG=$DIRECTIVE D install tg-bypass/1.0 -k "$K"; rc=$?
+check "dkms.conf drops the directive: dkms runs no pre_install" bash -c "! grep -q 'Running the pre_install script' '$SB/out'"
+if grep -q 'sign_file' "$IN"; then
+	check "guard: tg-bypass's clean module not installed (dkms rc $rc)" bash -c "! compgen -G '$SB/lib/modules/$K/*/*/tgclean.ko*' >/dev/null && ! compgen -G '$SB/lib/modules/$K/*/tgclean.ko*' >/dev/null"
+	check "guard: the reason names its dkms.conf and the rule" \
+		bash -c "grep -q 'tg-bypass/1.0/source/dkms.conf could switch taintguard.s check off' '$SB/out' && grep -q \"policy: rule 'guard'\" '$SB/out'"
+else
+	check "no sign_file: tg-bypass installs past the dropped directive" inst tgclean
+fi
+# the audit after dkms (what the wrapper runs next) takes it out on every version
+"$SB/hook/taintguard-dkms" after-dkms install tg-bypass/1.0 -k "$K" > "$SB/out" 2>&1
+check "guard: after the audit tg-bypass is not installed" bash -c "! compgen -G '$SB/lib/modules/$K/*/*/tgclean.ko*' >/dev/null && ! compgen -G '$SB/lib/modules/$K/*/tgclean.ko*' >/dev/null"
+D remove tg-bypass/1.0 --all
+"$SB/hook/taintguard-dkms" sync > "$SB/out" 2>&1
+
 # exception, then plain install; remove; sync
 sed -i 's|^exceptions: \[\]$|exceptions:\n  - package: "tg-lve/*"\n    module: "lve"\n    action: mark\n    justification: "test"|' "$SB/policy.yaml"
 DKMS_DIRECTIVE_TG=$DIRECTIVE D install tg-lve/1.0 -k "$K"; rc=$?

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 MODE=${1:-replay}
 SECS=${2:-30}
 B=${B:-build}
-HARNESSES="module decompress symvers policy package record kimage repodata facts"
+HARNESSES="module decompress symvers policy package record kimage repodata facts guard"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "not ok - $*"; }

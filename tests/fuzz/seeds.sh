@@ -1,13 +1,13 @@
 #!/bin/bash
 # Seed inputs for the fuzz harnesses, generated from the repository (binary
 # seeds are never committed: they are rebuilt here from the test modules).
-#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,kimage,repodata,facts}/
+#   tests/fuzz/seeds.sh OUTDIR     -> OUTDIR/{module,decompress,symvers,policy,package,record,kimage,repodata,facts,guard}/
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=$1
 MODS=${TG_MODULES_OUT:-tests/modules/out}
 rm -rf "$OUT"
-mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,kimage,repodata,facts}
+mkdir -p "$OUT"/{module,decompress,symvers,policy,package,record,kimage,repodata,facts,guard}
 tests/modules/build.sh "$MODS" >/dev/null
 # module: a few small test modules in each compression, a signed one, an edited one
 for f in gplok.ko gplok.ko.xz gplok.ko.zst gplok.ko.gz lve.ko signedown.ko badsig.ko nover.ko \
@@ -38,6 +38,11 @@ fi
 cp policy/default.yaml tests/fuzz/corpus/policy/* "$OUT/policy/"
 # record: mark records of both sources, in both formats (docs/records.md)
 cp tests/fuzz/corpus/record/* "$OUT/record/"
+# guard: the committed seeds (selector byte + file), and rpm's own macro file as a macro file
+cp tests/fuzz/corpus/guard/* "$OUT/guard/"
+if [ -f /usr/lib/rpm/macros ]; then
+	{ printf '\0'; head -c 65536 /usr/lib/rpm/macros; } >"$OUT/guard/rpm-macros"
+fi
 # package: a tiny rpm carrying a module (rpmbuild, the test spec)
 if command -v rpmbuild >/dev/null; then
 	T=$(mktemp -d)
@@ -87,6 +92,6 @@ if [ -x "$FB" ]; then
 	done
 fi
 # regression inputs (crashes once found) join the seeds
-for h in module decompress symvers policy package record kimage repodata facts; do
+for h in module decompress symvers policy package record kimage repodata facts guard; do
 	if [ -d "tests/fuzz/regressions/$h" ]; then cp tests/fuzz/regressions/$h/* "$OUT/$h/" 2>/dev/null || true; fi
 done

@@ -31,7 +31,8 @@ mkdir -p "$W/rpmbuild/SOURCES"
 git ls-files | tar --transform "s|^|taintguard-$VER/|" -czf "$W/rpmbuild/SOURCES/taintguard-$VER.tar.gz" -T -
 # Debian's rpm has no build dependencies in its (empty) rpmdb: --nodeps; no
 # debuginfo tooling: no debug packages.
-rpmbuild -bb --nodeps --define "_topdir $W/rpmbuild" --define "debug_package %{nil}" \
+# --noclean keeps the build root for the second release below
+rpmbuild -bb --nodeps --noclean --define "_topdir $W/rpmbuild" --define "debug_package %{nil}" \
 	--define "_smp_mflags -j$(nproc)" taintguard.spec >"$W/rpmbuild.log" 2>&1
 rc=$?
 check "rpmbuild -bb taintguard.spec (exit $rc)" test $rc = 0
@@ -51,6 +52,8 @@ check "every file make install lays down is in a package (missing: $(tr '\n' ' '
 	test ! -s "$W/missing.txt"
 check "the policy is %config(noreplace)" \
 	bash -c "rpm -qp --configfiles '$(printf '%s\n' "${RPMS[@]}" | grep '/taintguard-[0-9]')' 2>/dev/null | grep -qx /etc/taintguard/policy.yaml"
+check "the main package carries the daily status service and timer" \
+	bash -c "rpm -qlp '$(printf '%s\n' "${RPMS[@]}" | grep '/taintguard-[0-9]')' 2>/dev/null | grep -q 'systemd/system/taintguard-status.timer\$'"
 check "the plugin package carries the plugin and its macros" \
 	bash -c "rpm -qlp '$(printf '%s\n' "${RPMS[@]}" | grep rpm-plugin)' 2>/dev/null | grep -q 'rpm-plugins/taintguard.so' && rpm -qlp '$(printf '%s\n' "${RPMS[@]}" | grep rpm-plugin)' 2>/dev/null | grep -q macros.transaction_taintguard"
 
@@ -88,4 +91,32 @@ rc=$?
 check "the installed plugin refuses the lve package (exit $rc)" \
 	bash -c "test $rc = 1 && grep -q 'taintguard: tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused' '$W/lve.log'"
 check "lve: nothing installed" bash -c "! rpm --root '$T' -q tg-lve >/dev/null 2>&1 && test ! -e '$T$MD/lve.ko'"
+
+# ------------------------------------------------------------ our own upgrade, with our plugin on guard
+# The same build packaged again as release 1.tg2 (rpmbuild --short-circuit: the
+# files are the same, the release is higher; such packages need --nodeps).
+BR1=$(find "$W/rpmbuild/BUILDROOT" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+rpmbuild -bb --nodeps --noclean --short-circuit --define "_topdir $W/rpmbuild" --define "buildroot $BR1" \
+	--define "debug_package %{nil}" --define "dist .tg2" taintguard.spec >"$W/rpmbuild2.log" 2>&1 ||
+	{ tail -n 20 "$W/rpmbuild2.log"; nok "rpmbuild the second release"; }
+mapfile -t RPMS2 < <(find "$W/rpmbuild/RPMS" -name '*.tg2.*rpm' | sort)
+# the host's rpm, with the plugin, its macro file and the policy from the root
+rpmg() {
+	rpm --root "$R" --nodeps --load "$MACROS" --define "__plugindir $PLUGINDIR" \
+		--define "_taintguard_policy $R/etc/taintguard/policy.yaml" "$@" >"$W/g.log" 2>&1
+}
+rpmg -U "${RPMS2[@]}"
+rc=$?
+n2=$(rpm --root "$R" -qa --qf '%{NAME}-%{RELEASE}\n' 2>/dev/null | grep -c '^taintguard.*-1\.tg2$')
+check "taintguard's own upgrade passes its installed plugin (${#RPMS2[@]} packages, $n2 upgraded, exit $rc)" \
+	bash -c "test $rc = 0 && test $n2 = 5 && ! grep -q 'taintguard:.*refused' '$W/g.log'"
+[ $rc = 0 ] || sed 's/^/#   /' "$W/g.log"
+# a package that is not ours, with a file in our directory: refused by the installed plugin
+mkdir -p "$W/g" && printf 'mkdir -p "$1/etc/taintguard" && echo x >"$1/etc/taintguard/extra.yaml"\n' >"$W/g/evil.sh"
+rpmbuild --quiet --define "_topdir $W/tg" --define "pkgname taintguard-extras" --define "pkgver 1.0" \
+	--define "content $W/g/evil.sh" -bb tests/guard/specs/tgguard.spec >"$W/evil.log" 2>&1 || nok "build taintguard-extras"
+rpmg -i "$W"/tg/RPMS/noarch/taintguard-extras-1.0-1.noarch.rpm
+rc=$?
+check "a package named like ours that does not own our files is refused (exit $rc)" \
+	bash -c "test $rc = 1 && grep -q 'taintguard-extras-1.0-1.noarch: /etc/taintguard/extra.yaml: refused' '$W/g.log' && test ! -e '$R/etc/taintguard/extra.yaml'"
 finish

@@ -351,6 +351,66 @@ static void test_exceptions(void **state)
 	tg_policy_free(p);
 }
 
+/* Guard findings: the guard action, and only exceptions that name a file. */
+static void test_guard(void **state)
+{
+	struct tg_policy *p = load_text(
+		"taintguard-policy: 1\n"
+		"rules:\n"
+		"  - {name: everything, action: allow}\n"
+		"exceptions:\n"
+		"  - package: \"site-rpm-config\"\n"
+		"    action: allow\n"
+		"    justification: \"for its modules only\"\n"
+		"  - name: site-macros\n"
+		"    package: \"site-rpm-config\"\n"
+		"    file: \"/etc/rpm/macros.site*\"\n"
+		"    action: allow\n"
+		"    justification: \"sets %_taintguard_jobs\"\n"
+		"  - file: \"/usr/lib/rpm/macros.d/macros.vendor\"\n"
+		"    action: mark\n"
+		"    justification: \"vendor tuning\"\n");
+	struct tg_decision d = { 0 };
+	struct tg_facts f = { .package = "site-rpm-config", .module = "x" };
+
+	/* a policy without guard: keeps the built-in deny, whatever its rules say */
+	tg_policy_decide_file(p, "innocent-tuning", "/etc/rpm/macros.zz-tuning", &d);
+	assert_int_equal(d.action, TG_ACTION_DENY);
+	assert_string_equal(d.rule, "guard");
+	assert_null(d.justification);
+	/* the package-only exception is for its modules, never for its files */
+	tg_policy_decide(p, &f, &d);
+	assert_string_equal(d.rule, "exception:1");
+	tg_policy_decide_file(p, "site-rpm-config", "/etc/rpm/macros.zz", &d);
+	assert_int_equal(d.action, TG_ACTION_DENY);
+	assert_string_equal(d.rule, "guard");
+	/* file and package must both match */
+	tg_policy_decide_file(p, "site-rpm-config", "/etc/rpm/macros.site", &d);
+	assert_int_equal(d.action, TG_ACTION_ALLOW);
+	assert_string_equal(d.rule, "exception:site-macros");
+	assert_string_equal(d.justification, "sets %_taintguard_jobs");
+	tg_policy_decide_file(p, "other", "/etc/rpm/macros.site", &d);
+	assert_int_equal(d.action, TG_ACTION_DENY);
+	/* a file-only exception, any package (and an unknown one) */
+	tg_policy_decide_file(p, NULL, "/usr/lib/rpm/macros.d/macros.vendor", &d);
+	assert_int_equal(d.action, TG_ACTION_MARK);
+	assert_string_equal(d.rule, "exception:/usr/lib/rpm/macros.d/macros.vendor");
+	/* a file exception never decides for a module */
+	f = (struct tg_facts){ .package = "x", .module = "/usr/lib/rpm/macros.d/macros.vendor" };
+	tg_policy_decide(p, &f, &d);
+	assert_string_equal(d.rule, "everything");
+	tg_policy_free(p);
+
+	p = load_text("taintguard-policy: 1\nguard: {action: mark}\n");
+	tg_policy_decide_file(p, "a", "/etc/taintguard/policy.yaml", &d);
+	assert_int_equal(d.action, TG_ACTION_MARK);
+	tg_policy_free(p);
+	/* the built-in policy denies */
+	tg_policy_decide_file(NULL, "a", "/etc/taintguard/policy.yaml", &d);
+	assert_int_equal(d.action, TG_ACTION_DENY);
+	assert_string_equal(d.rule, "guard");
+}
+
 static void test_trusted_keys(void **state)
 {
 	struct tg_policy *p = load_text(
@@ -468,7 +528,19 @@ static void test_err_exceptions(void **state)
 	expect_error("taintguard-policy: 1\n"
 		     "exceptions:\n"
 		     "  - {action: allow, justification: \"everything\"}\n",
-		     "t.yaml:3:5: an exception needs 'package' or 'module'");
+		     "t.yaml:3:5: an exception needs 'package', 'module' or 'file'");
+	expect_error("taintguard-policy: 1\n"
+		     "exceptions:\n"
+		     "  - {file: \"/etc/rpm/*\", module: lve, action: allow, justification: \"x\"}\n",
+		     "t.yaml:3:5: an exception with 'file' (a guard finding) cannot have 'module' or 'kernels'");
+	expect_error("taintguard-policy: 1\nguard: {action: maybe}\n",
+		     "t.yaml:2:17: invalid action 'maybe' (expected allow, mark or deny)");
+	expect_error("taintguard-policy: 1\nguard: {}\n",
+		     "t.yaml:2:8: guard: missing required key 'action'");
+	expect_error("taintguard-policy: 1\nguard: {action: deny, files: x}\n",
+		     "t.yaml:2:23: unknown key 'files' in guard");
+	expect_error("taintguard-policy: 1\nrules:\n  - {name: guard, action: deny}\n",
+		     "t.yaml:3:5: rule name 'guard' is reserved");
 	expect_error("taintguard-policy: 1\n"
 		     "exceptions:\n"
 		     "  - {module: zfs, justification: \"CDDL\"}\n",
@@ -573,7 +645,10 @@ static void test_round_trip(void **state)
 		"default: mark\n"
 		"exceptions:\n"
 		"  - {name: n, module: m, action: allow, justification: \"j: yes\"}\n"
-		"  - {package: \"p*\", kernels: \"== 5.10.0\", action: deny, justification: 'it''s'}\n";
+		"  - {package: \"p*\", kernels: \"== 5.10.0\", action: deny, justification: 'it''s'}\n"
+		"  - {package: \"q\", file: \"/etc/rpm/*\", action: mark, justification: f}\n"
+		"guard:\n"
+		"  action: mark\n";
 	struct tg_policy *p = load_text(text), *q;
 	struct tg_facts f = { .module = "mod" };
 	struct tg_decision d;
@@ -675,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_decide_default),
 		cmocka_unit_test(test_decide_rules),
 		cmocka_unit_test(test_exceptions),
+		cmocka_unit_test(test_guard),
 		cmocka_unit_test(test_trusted_keys),
 		cmocka_unit_test(test_err_structure),
 		cmocka_unit_test(test_err_types),
