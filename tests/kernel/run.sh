@@ -6,7 +6,8 @@
 #
 # Usage: tests/kernel/run.sh [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]
 #   (--enforce-cases "" skips the boots with module.sig_enforce=1)
-# Environment: B (build dir, default build), TG_KVER (default: the newest /lib/modules/*),
+# Environment: B (build dir, default build), TG_KERNEL (target kernel, tests/lib/kernel.sh;
+#   TG_KVER is its deprecated alias),
 #   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
 #   TG_BOOT (pvh|bzimage, default pvh when the kernel supports it),
 #   TG_BOOT_TIMEOUT (seconds per boot, default 90).
@@ -14,7 +15,8 @@ set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 B=${B:-build}
-KVER=${TG_KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+KVER=$TG_KERNEL
 CASES=tests/modules/cases.tsv
 ENFORCE_CASES=tests/kernel/cases-sig-enforce.tsv
 MODS=tests/modules/out

@@ -3,8 +3,10 @@
 # from the sources in tests/modules/src against the installed kernel headers.
 #
 # Usage: tests/modules/build.sh [OUTDIR]      (default tests/modules/out)
-# Env:   TG_KERNEL=KVER   target kernel (default: the newest /lib/modules/*
-#                         that has a build/ link)
+# Env:   TG_KERNEL=KVER   target kernel (default: tests/lib/kernel.sh's choice,
+#                         the kernel linux-headers-amd64 installs)
+#        TG_KDIR=DIR      its kbuild tree (default /lib/modules/KVER/build; for
+#                         headers extracted from a package, not installed)
 #        TG_JOBS=N        make -j (default: nproc)
 #
 # Layout of OUTDIR (file names are the "file" column of cases.tsv):
@@ -38,15 +40,10 @@ die() { echo "build.sh: error: $*" >&2; exit 1; }
 note() { echo "build.sh: $*"; }
 
 # ---------------------------------------------------------------- kernel
-if [ -n "${TG_KERNEL:-}" ]; then
-	K=$TG_KERNEL
-else
-	K=$(for d in /lib/modules/*/; do
-		d=${d%/}; [ -e "$d/build/Makefile" ] && basename "$d"
-	done | sort -V | tail -n 1)
-fi
+. "$repo/tests/lib/kernel.sh"
+K=$TG_KERNEL
 [ -n "$K" ] || die "no /lib/modules/*/build found: install linux-headers for the target kernel (or set TG_KERNEL)"
-KDIR=/lib/modules/$K/build
+KDIR=${TG_KDIR:-/lib/modules/$K/build}
 [ -e "$KDIR/Makefile" ] || die "$KDIR/Makefile missing: install linux-headers-$K"
 SIGN_FILE=$KDIR/scripts/sign-file
 [ -x "$SIGN_FILE" ] || SIGN_FILE=$(ls -1 /usr/lib/linux-kbuild-*/scripts/sign-file 2>/dev/null | sort -V | tail -n 1 || true)
@@ -84,7 +81,9 @@ cp -p "$SRC/Kbuild" "$SRC/Makefile" "$SRC/tg.h" "$SRC"/*.c "$KB/main/"
 cp -p "$SRC/lve_nogpl/Kbuild" "$SRC/lve_nogpl/lve.c" "$SRC/tg.h" "$KB/lve_nogpl/"
 
 kbuild() { # dir log
-	make -C "$KDIR" M="$1" -j"$JOBS" modules >"$2" 2>&1
+	# Not a sub-make of whatever ran us (`make -j2 check-fast`): its jobserver
+	# flags make kbuild print "-jN forced in submake" warnings.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$1" -j"$JOBS" modules >"$2" 2>&1
 }
 note "kernel $K, kbuild in $KB (make -j$JOBS)"
 # The second lve has to be a separate kbuild run (module name = file name,
