@@ -5,8 +5,9 @@
 # Usage: tests/modules/build.sh [OUTDIR]      (default tests/modules/out)
 # Env:   TG_KERNEL=KVER   target kernel (default: tests/lib/kernel.sh's choice,
 #                         the kernel linux-headers-amd64 installs)
-#        TG_KDIR=DIR      its kbuild tree (default /lib/modules/KVER/build; for
-#                         headers extracted from a package, not installed)
+#        TG_KROOT=DIR     the kernel's files are below DIR, not / (a kernel
+#                         unpacked from its packages: tests/kernel/target.sh)
+#        TG_KDIR=DIR      its kbuild tree (default TG_KROOT/lib/modules/KVER/build)
 #        TG_JOBS=N        make -j (default: nproc)
 #
 # Layout of OUTDIR (file names are the "file" column of cases.tsv):
@@ -43,7 +44,8 @@ note() { echo "build.sh: $*"; }
 . "$repo/tests/lib/kernel.sh"
 K=$TG_KERNEL
 [ -n "$K" ] || die "no /lib/modules/*/build found: install linux-headers for the target kernel (or set TG_KERNEL)"
-KDIR=${TG_KDIR:-/lib/modules/$K/build}
+KROOT=${TG_KROOT:-}
+KDIR=${TG_KDIR:-$KROOT/lib/modules/$K/build}
 [ -e "$KDIR/Makefile" ] || die "$KDIR/Makefile missing: install linux-headers-$K"
 SIGN_FILE=$KDIR/scripts/sign-file
 [ -x "$SIGN_FILE" ] || SIGN_FILE=$(ls -1 /usr/lib/linux-kbuild-*/scripts/sign-file 2>/dev/null | sort -V | tail -n 1 || true)
@@ -188,14 +190,14 @@ zstd -q -f -o "$OUT/gplok.ko.zst" "$OUT/gplok.ko"
 gzip -n -9 -c "$OUT/gplok.ko" >"$OUT/gplok.ko.gz"
 # The distribution's own modules (in-tree, signed with the distribution key).
 for m in dummy veth nls_cp437; do
-	rel=$(grep -E "(^|/)$m\.ko(\.[a-z]+)?:" "/lib/modules/$K/modules.dep" | head -n 1 | cut -d: -f1 || true)
-	[ -n "$rel" ] && [ -f "/lib/modules/$K/$rel" ] \
-		|| die "/lib/modules/$K has no $m.ko (install linux-image-$K)"
+	rel=$(grep -E "(^|/)$m\.ko(\.[a-z]+)?:" "$KROOT/lib/modules/$K/modules.dep" | head -n 1 | cut -d: -f1 || true)
+	[ -n "$rel" ] && [ -f "$KROOT/lib/modules/$K/$rel" ] \
+		|| die "$KROOT/lib/modules/$K has no $m.ko (install linux-image-$K)"
 	case $rel in
-	*.ko) cp -f "/lib/modules/$K/$rel" "$OUT/dist/$m.ko" ;;
-	*.ko.xz) xz -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
-	*.ko.zst) zstd -q -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
-	*.ko.gz) gzip -dc "/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*.ko) cp -f "$KROOT/lib/modules/$K/$rel" "$OUT/dist/$m.ko" ;;
+	*.ko.xz) xz -dc "$KROOT/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*.ko.zst) zstd -q -dc "$KROOT/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
+	*.ko.gz) gzip -dc "$KROOT/lib/modules/$K/$rel" >"$OUT/dist/$m.ko" ;;
 	*) die "unexpected module file $rel" ;;
 	esac
 done
@@ -384,7 +386,7 @@ xz --robot --list "$OUT/gplok.ko.xz" | grep -q CRC32 || bad "gplok.ko.xz: check 
 echo "$K" >"$STAMP"
 
 # ---------------------------------------------------------------- summary
-ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | grep -c . || true)
+ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | cut -f1 | grep -v @ | grep -c . || true)
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
