@@ -36,10 +36,11 @@ done
 # packages (tests/kernel/target.sh); its test modules and results get their own
 # directories.
 KROOT=
+KCHROOT=-
 if [ -n "$TARGET" ]; then
 	t=$(tests/kernel/target.sh "$TARGET") || { echo "not ok - kernel test setup: tests/kernel/target.sh $TARGET failed"; echo "0 passed, 1 failed"; exit 1; }
 	spec=$TARGET
-	read -r KROOT TARGET <<<"$t"
+	read -r KROOT TARGET KCHROOT <<<"$t"
 	TG_KERNEL=$TARGET TG_KERNEL_WHY="--target $spec, unpacked in $KROOT"
 	export TG_KROOT=$KROOT
 	MODS=${MODS:-tests/out/kernel-$TARGET/modules}
@@ -94,7 +95,14 @@ command -v cpio >/dev/null || bail "cpio missing"
 [ -x "$B/taintguard" ] || bail "$B/taintguard missing (run make)"
 
 # Test modules (tests/modules/build.sh, as tests/modules/check.sh does it).
-if [ -n "$MODS_BUILT" ] && [ -x tests/modules/build.sh ]; then
+if [ -n "$MODS_BUILT" ] && [ "$KCHROOT" != - ]; then
+	# The target's kbuild needs that chroot's gcc and glibc: build there, with
+	# the work tree and the unpacked kernel mounted at the same paths.
+	mkdir -p "$MODS"
+	tests/lib/chroot.sh run "$KCHROOT" --bind "$TOP" --bind "$KROOT" -- \
+		env TG_KERNEL="$KVER" TG_KROOT="$KROOT" TG_JOBS="$JOBS" "$TOP/tests/modules/build.sh" "$(cd "$MODS" && pwd)" \
+		>"$OUT.kbuild.log" 2>&1 || { tail -n 20 "$OUT.kbuild.log"; bail "tests/modules/build.sh failed in chroot $KCHROOT ($OUT.kbuild.log)"; }
+elif [ -n "$MODS_BUILT" ] && [ -x tests/modules/build.sh ]; then
 	tests/modules/build.sh "$MODS" >/dev/null || bail "tests/modules/build.sh failed"
 fi
 [ -f "$CASES" ] || bail "$CASES missing"

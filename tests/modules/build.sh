@@ -97,9 +97,10 @@ lverc=0; wait "$lvepid" || lverc=$?
 if [ "$rc" -ne 0 ]; then tail -n 40 "$KB/main.log" >&2; die "kbuild failed in $KB/main (log: $KB/main.log)"; fi
 if [ "$lverc" -ne 0 ]; then tail -n 40 "$KB/lve_nogpl.log" >&2; die "kbuild failed in $KB/lve_nogpl (log: $KB/lve_nogpl.log)"; fi
 # modpost warnings would mean a case is not what it claims to be (except the
-# one tgcommon exists for).
+# one tgcommon exists for: 6.x says '"tg_common_var" [...] is COMMON symbol',
+# 7.x "tgcommon.ko: 'tg_common_var' is COMMON symbol").
 if grep -hE 'WARNING|ERROR|warning:|error:' "$KB/main.log" "$KB/lve_nogpl.log" |
-	grep -vF '"tg_common_var" [' >&2; then
+	grep -vE "[\"']tg_common_var[\"'] .*is COMMON symbol" >&2; then
 	die "kbuild printed warnings (see above)"
 fi
 
