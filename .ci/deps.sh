@@ -17,7 +17,7 @@ PKGS="
   liblua5.2-0
   libjson-c-dev
   libcmocka-dev
-  linux-headers-amd64 linux-image-amd64 kmod
+  linux-headers-amd64 linux-image-amd64 kmod dwarves
   dkms
   qemu-system-x86 busybox-static
   createrepo-c

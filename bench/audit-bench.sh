@@ -12,7 +12,9 @@ TOP=$PWD
 B=${B:-build}
 TG=$TOP/$B/taintguard
 # the kernel linux-image-amd64 installed (never the host's uname -r)
-KVER=${KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+[ -z "${KVER:-}" ] || TG_KERNEL=$KVER
+. tests/lib/kernel.sh
+KVER=$TG_KERNEL
 SRC=/lib/modules/$KVER/kernel
 JOBS=${JOBS:-2}
 OUT=$TOP/bench/out

@@ -36,7 +36,9 @@ tests/repos/mkrepo.sh "$T" >&2
 W=$T/www
 R=$W/repo
 if [ -n "${BIG:-}" ]; then
-	KVER=${KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+	[ -z "${KVER:-}" ] || TG_KERNEL=$KVER
+	. tests/lib/kernel.sh
+	KVER=$TG_KERNEL
 	big=$TOP/bench/out/kmods-$KVER-zst.rpm
 	[ -f "$big" ] || BUILD_ONLY=1 bench/audit-bench.sh zst >&2
 	cp "$big" "$R/Packages/k/"

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-15}
 B=${B:-build}
-K=$(ls -1 /lib/modules | sort -V | tail -n 1)
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 MODS=tests/modules/out
 W=$(mktemp -d /tmp/tg-rpmbench.XXXXXX)
 trap 'rm -rf "$W"' EXIT

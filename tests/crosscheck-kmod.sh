@@ -5,7 +5,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-build}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 DIR=/lib/modules/$K/kernel
 OUT=tests/out/crosscheck
 mkdir -p "$OUT"

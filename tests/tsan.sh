@@ -7,7 +7,8 @@
 # TSan.  Prints ok/not ok lines and "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 DIR=/lib/modules/$K/kernel
 OUT=tests/out/tsan
 TB=build-tsan

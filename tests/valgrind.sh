@@ -4,7 +4,8 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 OUT=${TG_MODULES_OUT:-tests/modules/out}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 pass=0 fail=0
 tests/modules/build.sh "$OUT" >/dev/null || { echo "not ok - test modules"; echo "0 passed, 1 failed"; exit 1; }
 mapfile -t files < <(find "$OUT" -path "$OUT/.*" -prune -o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | sort)

@@ -15,7 +15,7 @@
 #
 # Output: "ok - ..." / "not ok - ..." lines, last line "N passed, N failed".
 # Environment: B (build dir, default build), TG_DKMS_KERNEL (default: the
-# newest /lib/modules/*/build with headers, preferring 6.1.0-57-amd64).
+# target kernel of every suite, TG_KERNEL, tests/lib/kernel.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
@@ -47,12 +47,9 @@ finish() {
 	exit $?
 }
 
-pick_kernel() {
-	if [ -n "${TG_DKMS_KERNEL:-}" ]; then echo "$TG_DKMS_KERNEL"; return; fi
-	if [ -e /lib/modules/6.1.0-57-amd64/build/include ]; then echo 6.1.0-57-amd64; return; fi
-	for d in /lib/modules/*/build/include; do [ -e "$d" ] && basename "$(dirname "$(dirname "$d")")"; done | sort -V | tail -n 1
-}
-K=$(pick_kernel)
+[ -z "${TG_DKMS_KERNEL:-}" ] || TG_KERNEL=$TG_DKMS_KERNEL
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 INST=/lib/modules/$K/updates/dkms
 SYMVERS=/lib/modules/$K/build/Module.symvers
 

@@ -30,7 +30,8 @@ head -c 3000 "$MODS/gplok.ko" >"$OUT/plain"
 rm -f "$OUT/plain"
 # symvers: the committed text seeds and a compressed slice of the real table
 cp tests/fuzz/corpus/symvers/* "$OUT/symvers/"
-K=$(ls -1 /lib/modules | sort -V | tail -n 1)
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 if [ -f "/lib/modules/$K/build/Module.symvers" ]; then
 	head -n 50 "/lib/modules/$K/build/Module.symvers" | gzip -n -c >"$OUT/symvers/real.gz"
 fi

@@ -25,7 +25,8 @@ B=${B:-build}
 case $B in /*) ;; *) B=$REPO/$B ;; esac
 PLUGDIR=$B
 MODS=${TG_MODULES_OUT:-$REPO/tests/modules/out}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 KBUILD=/lib/modules/$K/build
 POLICY=$REPO/policy/default.yaml
 SPEC=$REPO/tests/guard/specs/tgguard.spec

@@ -25,6 +25,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "modules"))
+from caseset import read_cases  # noqa: E402
+
 # Kernel taint bits, include/linux/panic.h (6.1).
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
 
@@ -95,15 +98,6 @@ def errno_from_insmod(msg):
 
 # ---------------------------------------------------------------- plan
 
-def read_cases(path):
-    with open(path) as f:
-        lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
-    head = lines[0].split("\t")
-    out = []
-    for l in lines[1:]:
-        row = l.split("\t")
-        out.append(dict(zip(head, row + ["-"] * (len(head) - len(row)))))
-    return out
 
 
 def modinfo(path, field):
@@ -122,9 +116,14 @@ def modname_of_path(p):
     return b.replace("-", "_")
 
 
+# The target kernel's files are below TG_KROOT (a kernel unpacked from its
+# packages by tests/kernel/target.sh), else below /.
+KROOT = os.environ.get("TG_KROOT", "")
+
+
 def intree_index(kver):
     """modules.dep of the target kernel: name -> (relpath, [dep relpaths])."""
-    base = "/lib/modules/%s" % kver
+    base = "%s/lib/modules/%s" % (KROOT, kver)
     idx = {}
     with open(base + "/modules.dep") as f:
         for l in f:
@@ -171,9 +170,9 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
         "*.o", "*.c", "*.h", "*.cmd", "*.mod", "*.mod.c", "Makefile", "Kbuild",
         "modules.order", "Module.symvers", ".tmp_versions", ".*"))
     plan, intree = [], set()
-    cases = [(c, False) for c in read_cases(cases_path)]
+    cases = [(c, False) for c in read_cases(cases_path, kver)]
     if enforce_path:
-        cases += [(c, True) for c in read_cases(enforce_path)]
+        cases += [(c, True) for c in read_cases(enforce_path, kver)]
     for c, enforce in cases:
         pre = [p for p in c.get("preload", "-").split(",") if p not in ("", "-")]
         files = pre + [c["file"]]
@@ -317,7 +316,7 @@ def observe(plan_entry, log):
 def sig_force_config(kver, outdir):
     """The target's .config as a kernel built with CONFIG_MODULE_SIG_FORCE=y would have it."""
     path = os.path.join(outdir, "config-%s-sig-force" % kver)
-    lines = [l for l in open("/boot/config-%s" % kver).read().splitlines()
+    lines = [l for l in open("%s/boot/config-%s" % (KROOT, kver)).read().splitlines()
              if not re.match(r"(# )?CONFIG_MODULE_SIG_FORCE[= ]", l)]
     with open(path, "w") as f:
         f.write("\n".join(lines + ["CONFIG_MODULE_SIG_FORCE=y"]) + "\n")
@@ -328,6 +327,8 @@ def taintguard(tg, kver, files, target, config=None):
     cmd = [tg, "check", "--format", "json", "--kernel", kver] + files + [target]
     if config:
         cmd[4:4] = ["--config", config]
+    if KROOT:
+        cmd[4:4] = ["--root", KROOT]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -470,6 +471,14 @@ def cmd_compare(plan_path, logdir, tg, kver, moddir):
                 print("# %-*s |   log: %s" % (w0, "", d))
         with open(os.path.join(os.path.dirname(plan_path), "findings.json"), "w") as f:
             json.dump(findings, f, indent=1)
+    # Cases whose outcome on this kernel differs from the base row (6.1's): the
+    # CASE@CONDITION rows of cases.tsv that apply here, with the kernel's reason.
+    for p in plan:
+        if "@" in p["case"]:
+            e = p["expect"]
+            print("# differs from the base row: %s (%s, loads=%s, errno=%s)"
+                  % (p["case"], e.get("refusal", "-"), e.get("loads", "-"), e.get("refusal_errno", "-")))
+    print("# agreement %d/%d with kernel %s" % (passed, passed + failed, kver))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

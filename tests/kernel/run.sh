@@ -4,9 +4,11 @@
 # kernel did, and compare it with tests/modules/cases.tsv and with
 # `taintguard check --format json`.  See tests/kernel/README.md.
 #
-# Usage: tests/kernel/run.sh [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]
-#   (--enforce-cases "" skips the boots with module.sig_enforce=1)
-# Environment: B (build dir, default build), TG_KVER (default: the newest /lib/modules/*),
+# Usage: tests/kernel/run.sh [--target KVER] [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]
+#   (--enforce-cases "" skips the boots with module.sig_enforce=1; --target KVER: a kernel
+#   unpacked from its Debian packages by tests/kernel/target.sh, not installed)
+# Environment: B (build dir, default build), TG_KERNEL (target kernel, tests/lib/kernel.sh;
+#   TG_KVER is its deprecated alias),
 #   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
 #   TG_BOOT (pvh|bzimage, default pvh when the kernel supports it),
 #   TG_BOOT_TIMEOUT (seconds per boot, default 90).
@@ -14,21 +16,42 @@ set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 B=${B:-build}
-KVER=${TG_KVER:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
 CASES=tests/modules/cases.tsv
 ENFORCE_CASES=tests/kernel/cases-sig-enforce.tsv
-MODS=tests/modules/out
-OUT=tests/out/kernel
+MODS=
+OUT=
+TARGET=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--target) TARGET=$2; shift 2 ;;
 	--cases) CASES=$2; shift 2 ;;
 	--enforce-cases) ENFORCE_CASES=$2; shift 2 ;;
 	--modules) MODS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [--target KVER] [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
+# --target KVER: a kernel not installed on the host, unpacked from its Debian
+# packages (tests/kernel/target.sh); its test modules and results get their own
+# directories.
+KROOT=
+KCHROOT=-
+if [ -n "$TARGET" ]; then
+	t=$(tests/kernel/target.sh "$TARGET") || { echo "not ok - kernel test setup: tests/kernel/target.sh $TARGET failed"; echo "0 passed, 1 failed"; exit 1; }
+	spec=$TARGET
+	read -r KROOT TARGET KCHROOT <<<"$t"
+	TG_KERNEL=$TARGET TG_KERNEL_WHY="--target $spec, unpacked in $KROOT"
+	export TG_KROOT=$KROOT
+	MODS=${MODS:-tests/out/kernel-$TARGET/modules}
+	OUT=${OUT:-tests/out/kernel-$TARGET}
+fi
+. tests/lib/kernel.sh
+KVER=$TG_KERNEL
+MODS=${MODS:-tests/modules/out}
+OUT=${OUT:-tests/out/kernel}
+MODS_BUILT=
+[ "$MODS" = tests/modules/out ] || [ -n "$TARGET" ] && MODS_BUILT=1
 JOBS=${TG_JOBS:-$(nproc)}
 TMO=${TG_BOOT_TIMEOUT:-90}
 start=$(date +%s)
@@ -54,9 +77,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-KIMG=/boot/vmlinuz-$KVER
+KIMG=$KROOT/boot/vmlinuz-$KVER
 [ -r "$KIMG" ] || bail "$KIMG missing (apt-get install linux-image-$KVER)"
-[ -d "/lib/modules/$KVER" ] || bail "/lib/modules/$KVER missing"
+[ -d "$KROOT/lib/modules/$KVER" ] || bail "$KROOT/lib/modules/$KVER missing"
 command -v qemu-system-x86_64 >/dev/null || bail "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 BUSYBOX=
 for b in /bin/busybox /usr/bin/busybox; do
@@ -64,11 +87,22 @@ for b in /bin/busybox /usr/bin/busybox; do
 done
 [ -n "$BUSYBOX" ] || bail "static busybox missing (apt-get install busybox-static)"
 KMOD=$(command -v kmod) || bail "kmod missing"
+# The guest runs the host's kmod (copied into the initramfs below); an unpacked
+# target root has none, and taintguard reads the root's kmod to know which
+# compressed modules userspace decompresses: give it the one the guest runs.
+[ -z "$KROOT" ] || install -D -m 755 "$KMOD" "$KROOT/usr/bin/kmod" || bail "cannot copy kmod into $KROOT"
 command -v cpio >/dev/null || bail "cpio missing"
 [ -x "$B/taintguard" ] || bail "$B/taintguard missing (run make)"
 
 # Test modules (tests/modules/build.sh, as tests/modules/check.sh does it).
-if [ "$MODS" = tests/modules/out ] && [ -x tests/modules/build.sh ]; then
+if [ -n "$MODS_BUILT" ] && [ "$KCHROOT" != - ]; then
+	# The target's kbuild needs that chroot's gcc and glibc: build there, with
+	# the work tree and the unpacked kernel mounted at the same paths.
+	mkdir -p "$MODS"
+	tests/lib/chroot.sh run "$KCHROOT" --bind "$TOP" --bind "$KROOT" -- \
+		env TG_KERNEL="$KVER" TG_KROOT="$KROOT" TG_JOBS="$JOBS" "$TOP/tests/modules/build.sh" "$(cd "$MODS" && pwd)" \
+		>"$OUT.kbuild.log" 2>&1 || { tail -n 20 "$OUT.kbuild.log"; bail "tests/modules/build.sh failed in chroot $KCHROOT ($OUT.kbuild.log)"; }
+elif [ -n "$MODS_BUILT" ] && [ -x tests/modules/build.sh ]; then
 	tests/modules/build.sh "$MODS" >/dev/null || bail "tests/modules/build.sh failed"
 fi
 [ -f "$CASES" ] || bail "$CASES missing"
@@ -110,7 +144,7 @@ NBOOT=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "
 # has CONFIG_PVH (same kernel, skips ~6 s of in-guest decompression under TCG).
 BOOT=${TG_BOOT:-pvh}
 KERNEL=$KIMG
-if [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "/boot/config-$KVER" 2>/dev/null; then
+if [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "$KROOT/boot/config-$KVER" 2>/dev/null; then
 	if [ ! -s "$OUT/vmlinux-$KVER" ] || [ "$KIMG" -nt "$OUT/vmlinux-$KVER" ]; then
 		python3 tests/kernel/harness.py vmlinux "$KIMG" "$OUT/vmlinux-$KVER" || BOOT=bzimage
 	fi

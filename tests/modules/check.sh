@@ -6,7 +6,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 OUT=${TG_MODULES_OUT:-tests/modules/out}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 tests/modules/build.sh "$OUT" >/dev/null
 mkdir -p tests/out
 exec python3 tests/modules/compare.py "$B/taintguard" "$OUT" tests/modules/cases.tsv "$K"

@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+from caseset import read_cases
+
 tg, out, cases_path, kver = sys.argv[1:5]
 EXIT = {"allow": 0, "mark": 1, "deny": 2}
 passed = failed = 0
@@ -25,18 +27,13 @@ def report(ok, what, detail=""):
         print("not ok - %s%s" % (what, ("\n#   " + detail) if detail else ""))
 
 
-def read_cases(path):
-    with open(path) as f:
-        lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
-    head = lines[0].split("\t")
-    return [dict(zip(head, l.split("\t"))) for l in lines[1:]]
 
 
 def letters(s):
     return "" if s in ("-", "none", "") else s
 
 
-for c in read_cases(cases_path):
+for c in read_cases(cases_path, kver):
     files = [out + "/" + p for p in c["preload"].split(",") if p not in ("-", "")]
     target = out + "/" + c["file"]
     cmd = [tg, "check", "--kernel", kver, "--format", "json"] + files + [target]

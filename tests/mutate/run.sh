@@ -4,7 +4,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 OUT=${TG_MODULES_OUT:-tests/modules/out}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 tests/modules/build.sh "$OUT" >/dev/null
 mapfile -t files < <(find "$OUT" -path "$OUT/.*" -prune -o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | sort)
 exec "$B/tests/mutate" "$K" policy/default.yaml "${files[@]}"

@@ -7,7 +7,8 @@ set -u
 cd "$(dirname "$0")/../.."
 REPO=$PWD
 B=${B:-build}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 KBUILD=/lib/modules/$K/build
 MODS=${TG_MODULES_OUT:-tests/modules/out}
 pass=0 fail=0

@@ -13,7 +13,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 D=$1
-KVER=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+KVER=$TG_KERNEL
 KBUILD=/lib/modules/$KVER/build
 SYMVERS=$KBUILD/Module.symvers
 OUT=${TG_MODULES_OUT:-tests/modules/out}

@@ -19,7 +19,8 @@ cd "$(dirname "$0")/../.."
 TOP=$PWD
 B=${B:-build}
 TG=$TOP/$B/taintguard
-KVER=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+KVER=$TG_KERNEL
 export KVER
 KBUILD=/lib/modules/$KVER/build
 POLICY=$TOP/policy/default.yaml

@@ -30,7 +30,8 @@ REPO=$PWD
 V=${1:-}
 OUT=$REPO/tests/out/rpm-matrix/$V
 BV=build-rpm-$V
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 
 bail() { echo "not ok - rpm $V: $*"; echo "0 passed, 1 failed"; exit 1; }
 t0=$SECONDS

@@ -16,7 +16,8 @@ REPO=$PWD
 B=${B:-build}
 PLUGDIR=${TG_PLUGDIR:-$REPO/$B}
 MODS=${TG_MODULES_OUT:-$REPO/tests/modules/out}
-K=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+. tests/lib/kernel.sh
+K=$TG_KERNEL
 KBUILD=/lib/modules/$K/build
 POLICY=$REPO/policy/default.yaml
 SPEC=$REPO/tests/rpm/specs/tgtest.spec

@@ -6,6 +6,8 @@
  */
 #include "tg.h"
 
+/* exported, so not static; declared for -Wmissing-prototypes (6.8+) */
+int tg_plain_fn(void);
 int tg_plain_fn(void)
 {
 	return 6;

@@ -7,6 +7,8 @@
  */
 #include "tg.h"
 
+/* exported, so not static; declared for -Wmissing-prototypes (6.8+) */
+int tg_dup_ab(void);
 int tg_dup_ab(void)
 {
 	return 7;

@@ -7,12 +7,16 @@
  */
 #include "tg.h"
 
+/* exported, so not static; declared for -Wmissing-prototypes (6.8+) */
+int tg_nocrc_fn(void);
 int tg_nocrc_fn(void)
 {
 	return 4;
 }
 EXPORT_SYMBOL(tg_nocrc_fn);
 
+/* exported, so not static; declared for -Wmissing-prototypes (6.8+) */
+int tg_nocrc_gpl_fn(void);
 int tg_nocrc_gpl_fn(void)
 {
 	return 5;

@@ -5,4 +5,4 @@
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("taintguard test: uses crypto_cipher_setkey (namespace CRYPTO_INTERNAL); import_ns blanked after build");
-MODULE_IMPORT_NS(CRYPTO_INTERNAL);
+MODULE_IMPORT_NS(TG_NS(CRYPTO_INTERNAL));

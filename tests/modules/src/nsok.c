@@ -5,4 +5,4 @@
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("taintguard test: imports tg_ns_fn from namespace TGNS and declares the import");
-MODULE_IMPORT_NS(TGNS);
+MODULE_IMPORT_NS(TG_NS(TGNS));

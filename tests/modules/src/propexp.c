@@ -2,6 +2,8 @@
 /* Proprietary module that exports a plain (EXPORT_SYMBOL) function */
 #include "tg.h"
 
+/* exported, so not static; declared for -Wmissing-prototypes (6.8+) */
+int tg_prop_fn(void);
 int tg_prop_fn(void)
 {
 	return 1;

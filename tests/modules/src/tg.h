@@ -17,6 +17,18 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/printk.h>
+#include <linux/version.h>
+
+/*
+ * Symbol namespaces became string literals in 6.13 (EXPORT_SYMBOL_NS*,
+ * MODULE_IMPORT_NS take "NS"); before, a bare identifier was stringified.
+ * TG_NS(NS) gives what the kernel being built against expects.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define TG_NS(ns) #ns
+#else
+#define TG_NS(ns) ns
+#endif
 #if defined(TG_USE_KTIME)
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>

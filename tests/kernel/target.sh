@@ -1,0 +1,93 @@
+#!/bin/bash
+# Prepare another Debian kernel for the real-kernel harness without installing
+# it on the host: its image, module tree and headers are fetched with
+# `apt-get download` into a private apt state and unpacked with `dpkg-deb -x`
+# into one root directory, which tests/kernel/run.sh --target uses (TG_KROOT).
+#
+# Usage: tests/kernel/target.sh KVER|SERIES    print "ROOT KVER CHROOT" (cached)
+#   KVER e.g. 6.12.95+deb12-amd64; SERIES e.g. 6.12 or 7.3: the newest such
+#   kernel bookworm-backports (6.12) or trixie-backports (7.x) offers today (the
+#   archive moves on: a pinned KVER would stop downloading one day).
+#   CHROOT: the tests/lib/chroot.sh chroot whose gcc and glibc its kbuild
+#   needs ("-": the host's will do).
+# Env:   TG_KERNELS_DIR (default /var/tmp/taintguard-kernels)
+#
+# The headers' absolute links (/lib/modules/KVER/build -> /usr/src/...) become
+# relative and the Makefile's absolute include points inside the root, so
+# kbuild runs there as on a host that installed the packages.
+set -euo pipefail
+
+SPEC=${1:?usage: target.sh KVER|SERIES}
+TOPDIR=${TG_KERNELS_DIR:-/var/tmp/taintguard-kernels}
+die() { echo "target.sh: error: $*" >&2; exit 1; }
+
+case $SPEC in
+6.12 | 6.12.*+deb12-amd64) suite=bookworm-backports tag=deb12 CHROOT=- ;;
+# 7.x kbuild binaries need trixie's glibc, its headers a newer gcc than bookworm's
+7.* ) suite=trixie-backports tag=deb13 CHROOT=trixie ;;
+*) die "no package source known for $SPEC" ;;
+esac
+SRC="deb http://deb.debian.org/debian $suite main"
+APTD=$TOPDIR/apt-$suite
+mkdir -p "$TOPDIR"
+exec 9>"$TOPDIR/.lock"
+flock 9
+
+# One private apt state per archive suite (never the host's sources).
+mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
+echo "$SRC" >"$APTD/sources.list"
+{
+	echo "Dir::Etc::SourceList \"$APTD/sources.list\";"
+	echo "Dir::Etc::SourceParts \"/nonexistent\";"
+	echo "Dir::State::Lists \"$APTD/lists\";"
+	echo "Dir::Cache \"$APTD/cache\";"
+	echo "Acquire::Check-Valid-Until \"false\";"
+	echo "APT::Sandbox::User \"root\";"
+} >"$APTD/apt.conf"
+export APT_CONFIG=$APTD/apt.conf
+if [ -z "$(find "$APTD/lists" -name '*Packages*' -mmin -720 2>/dev/null | head -n 1)" ]; then
+	apt-get -qq update >"$APTD/update.log" 2>&1 || die "apt-get update failed ($APTD/update.log)"
+fi
+case $SPEC in
+*-*) KVER=$SPEC ;;
+*)	KVER=$(apt-cache pkgnames "linux-image-$SPEC." | grep -E "^linux-image-${SPEC//./\\.}\.[0-9]+\+$tag-amd64$" |
+		sed 's/^linux-image-//' | sort -V | tail -n 1)
+	[ -n "$KVER" ] || die "no linux-image-$SPEC.*-amd64 in $SRC" ;;
+esac
+ver=${KVER%-amd64}          # 6.12.95+deb12
+PKGS="linux-image-$KVER linux-headers-$KVER linux-headers-$ver-common linux-kbuild-$ver"
+# Debian 13's 7.x splits the image package: the kernel, its modules, the rest.
+[ "$tag" = deb12 ] || PKGS="$PKGS linux-binary-$KVER linux-modules-$KVER linux-base-$KVER"
+
+D=$TOPDIR/$KVER
+R=$D/root
+if [ -f "$D/.done" ] && [ "$(cat "$D/.done")" = "$PKGS" ]; then echo "$R $KVER $CHROOT"; exit 0; fi
+
+[ -n "$KVER" ] && [ "$D" != / ] || die "bad kernel release"
+rm -rf "$D"
+mkdir -p "$D/debs" "$R"
+(cd "$D/debs" && apt-get -qq download $PKGS) >"$D/apt.log" 2>&1 ||
+	die "apt-get download $PKGS failed ($D/apt.log)"
+for f in "$D"/debs/*.deb; do dpkg-deb -x "$f" "$R"; done
+
+# Absolute links and includes -> inside the root.
+find "$R" -type l -lname '/*' | while read -r l; do
+	t=$(readlink "$l")
+	ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$R$t")" "$l"
+done
+sed -i "s#^include /usr/src/#include $R/usr/src/#; s#^KBUILD_OUTPUT=/usr/src/#KBUILD_OUTPUT=$R/usr/src/#" "$R/usr/src/linux-headers-$KVER/Makefile"
+# Merged /usr (Debian 13 packages ship /usr/lib/modules only; the image,
+# .config and System.map may live beside the modules, as Fedora's do).
+[ -e "$R/lib" ] || ln -s usr/lib "$R/lib"
+mkdir -p "$R/boot"
+for f in vmlinuz config System.map; do
+	[ -e "$R/boot/$f-$KVER" ] || [ ! -e "$R/usr/lib/modules/$KVER/$f" ] ||
+		ln -s "../usr/lib/modules/$KVER/$f" "$R/boot/$f-$KVER"
+done
+[ -r "$R/boot/vmlinuz-$KVER" ] || die "no $R/boot/vmlinuz-$KVER"
+[ -d "$R/lib/modules/$KVER" ] || die "no $R/lib/modules/$KVER"
+# modules.dep: the package leaves it to depmod at install time.
+depmod -b "$R" "$KVER" || die "depmod -b $R $KVER failed"
+rm -rf "$D/debs"
+echo "$PKGS" >"$D/.done"
+echo "$R $KVER $CHROOT"
