@@ -81,6 +81,8 @@ void tgp_reset(struct tgp_state *st)
 		free(p->name);
 		tgp_mods_free(p->mods, p->n_mods);
 		verdicts_free(p->v, p->nv);
+		verdicts_free(p->kv, p->nkv);
+		free(p->krel);
 	}
 	free(st->pkgs);
 	st->pkgs = NULL;
