@@ -181,8 +181,11 @@ static char *weak_incompatible(const struct tg_module *m, const struct tg_symver
 		return strdup("it has no symbol versions");
 	for (size_t i = 0; i < m->n_versions; i++) {
 		const struct tg_version *v = &m->versions[i];
-		const struct tg_ksym *k = tg_symvers_lookup(sv, v->name);
+		const struct tg_ksym *k;
 
+		if (!v->name || !*v->name)
+			continue;	/* a cleared record: it matches no symbol */
+		k = tg_symvers_lookup(sv, v->name);
 		if (!k)
 			return pkg_strf("the new kernel does not export %s", v->name);
 		if (k->crc != v->crc)

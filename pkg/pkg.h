@@ -41,12 +41,14 @@ enum pkg_kind {
 	PKG_MODULE,	/* a module candidate: .ko* name, or any file in a module directory */
 	PKG_SYMVERS,	/* a kernel's export table (Module.symvers, symvers.gz ...) */
 	PKG_CONFIG,	/* a kernel's .config */
+	PKG_IMAGE,	/* a kernel image: /boot/vmlinuz-R, (usr/)lib/modules/R/vmlinuz */
+	PKG_SYSMAP,	/* its System.map: /boot/System.map-R, (usr/)lib/modules/R/System.map */
 };
 #define PKG_KIND_BIT(k) (1u << (k))
 
 struct pkg_class {
 	enum pkg_kind kind;
-	char release[256];	/* PKG_SYMVERS, PKG_CONFIG: the kernel release */
+	char release[256];	/* PKG_SYMVERS, PKG_CONFIG, PKG_IMAGE, PKG_SYSMAP: the kernel release */
 	/*
 	 * PKG_SYMVERS, PKG_CONFIG: the place's rank in the library's search
 	 * order (lower first; every .config ranks after every export table).
@@ -188,7 +190,7 @@ struct pkg_payload_opts {
 	 * @fn as a member without data (err -EBADMSG), of any kind.
 	 */
 	bool check_digests;
-	uint64_t max_size[PKG_CONFIG + 1];	/* per kind: larger members are not read (-EFBIG) */
+	uint64_t max_size[PKG_SYSMAP + 1];	/* per kind: larger members are not read (-EFBIG) */
 	/*
 	 * Other members to read, chosen by path (guard files: a macro file, a
 	 * dkms framework file): read when want(want_ctx, path) says so, up to

@@ -20,13 +20,23 @@
 
 #include "tgp.h"
 
-/* The one reason a line gives: what the kernel reports first, else the policy's. */
+/*
+ * The one reason a line gives: what the kernel reports first when it
+ * refuses; for a taint, the flag that is not the O and E every kmod has
+ * (P of a forced taint or a licence first), else the policy's first reason.
+ */
 static const char *first_reason(const struct tg_verdict *v)
 {
 	if (v->error)
 		return v->error;
 	if (!v->loads && v->n_refusals && v->refusals[0].reason)
 		return v->refusals[0].reason;
+	for (size_t i = 0; i < v->n_flags; i++)
+		if (v->flags[i].letter == 'P' && v->flags[i].reason)
+			return v->flags[i].reason;
+	for (size_t i = 0; i < v->n_flags; i++)
+		if (v->flags[i].letter != 'O' && v->flags[i].letter != 'E' && v->flags[i].reason)
+			return v->flags[i].reason;
 	if (v->n_reasons && v->reasons[0])
 		return v->reasons[0];
 	return "no reason given";

@@ -1,0 +1,218 @@
+#!/bin/bash
+# Kernel updates (docs/kernel-update.md), with real parts: kernel RPMs built
+# here from Debian's 6.1 kernel (the installed linux-image/linux-headers) and
+# 6.12 kernel (bookworm-backports' linux-image/linux-headers .debs, fetched
+# with apt-get download into a private cache and unpacked with dpkg-deb -x,
+# never installed on the host), kmod RPMs built for 6.1 from
+# tests/kupdate/src, and the real rpm installing them into a --root with the
+# plugin from the build tree.
+#
+# The kernel RPMs are trimmed: image, .config, System.map, symvers.gz and one
+# in-tree module (dummy) — the judgement needs no more (the export table is
+# what the kmods import from; the in-tree module gives vermagic).
+#
+# The kmods (built for 6.1; Debian's 6.1 -> 6.12 keeps no kABI: module_layout
+# and _printk change CRC):
+#   kupfine    imports kfree only (same CRC in both); its module_layout record
+#              is cleared (both kernels load it, "no symbol version") -> fine
+#   kupforced  the same module under a name the test policy force-taints for
+#              kernels ">= 6.12" -> fine under 6.1, forced taint P under 6.12
+#   kupcrc     imports _printk (CRC differs in 6.12) -> weak-modules will not
+#              link it: missing under 6.12
+# The root has RHEL's weak-modules (a stand-in file: taintguard reproduces its
+# check, it never runs it).
+#
+# Env: TG_KUPDATE_CACHE (default /var/tmp/taintguard-kupdate) holds the .debs.
+# Needs root, rpm, rpmbuild, apt-get, dpkg-deb, network on the first run.
+# Prints "ok - ..."/"not ok - ..." and "N passed, N failed".
+set -eu
+cd "$(dirname "$0")/../.."
+REPO=$PWD
+B=${B:-build}
+PLUGDIR=${TG_PLUGDIR:-$REPO/$B}
+TG=$REPO/$B/taintguard
+K1=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
+CACHE=${TG_KUPDATE_CACHE:-/var/tmp/taintguard-kupdate}
+SPEC=$REPO/tests/rpm/specs/tgtest.spec
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "not ok - $*"; }
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+bail() { nok "$*"; finish; }
+t() {	# t "description" command...: ok when the command succeeds
+	local d=$1; shift
+	if "$@" >/dev/null 2>&1; then ok "$d"; else nok "$d"; show; fi
+}
+
+[ "$(id -u)" = 0 ] || bail "needs root (rpm --root chroots)"
+for x in rpm rpmbuild apt-get dpkg-deb gzip make cc; do
+	command -v $x >/dev/null || bail "missing tool $x"
+done
+[ -f "$PLUGDIR/taintguard.so" ] && [ -x "$TG" ] || bail "not built (make)"
+KB=/lib/modules/$K1/build
+[ -f "$KB/Module.symvers" ] || bail "no $KB/Module.symvers (linux-headers-$K1)"
+[ -f "/boot/vmlinuz-$K1" ] && [ -f "/boot/config-$K1" ] || bail "no /boot/vmlinuz-$K1"
+
+# --- Debian's 6.12 from bookworm-backports, into a private directory ----------
+fetch_612() {
+	local o="-o Dir::Etc::sourcelist=$CACHE/apt/sources.list -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists=$CACHE/apt/lists -o Dir::Cache::pkgcache=
+		-o Dir::Cache::srcpkgcache=" v
+	mkdir -p "$CACHE/apt/lists/partial" "$CACHE/debs"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian bookworm-backports main" >"$CACHE/apt/sources.list"
+	# shellcheck disable=SC2086
+	apt-get $o update >"$CACHE/apt.log" 2>&1 || return 1
+	# shellcheck disable=SC2086
+	v=$(apt-cache $o pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+(bpo|deb12)-amd64$' |
+		sort -V | tail -n 1)
+	[ -n "$v" ] || return 1
+	v=${v#linux-image-}
+	v=${v%-amd64}
+	(cd "$CACHE/debs" && apt-get $o download "linux-image-$v-amd64" \
+		"linux-headers-$v-amd64" "linux-headers-$v-common") >>"$CACHE/apt.log" 2>&1
+}
+X=$CACHE/x612
+if ! ls "$X"/boot/vmlinuz-6.12.* >/dev/null 2>&1; then
+	ls "$CACHE"/debs/linux-image-6.12.*.deb >/dev/null 2>&1 || fetch_612 ||
+		bail "cannot fetch Debian's 6.12 from bookworm-backports (see $CACHE/apt.log)"
+	rm -rf "$X" && mkdir -p "$X"
+	for d in "$CACHE"/debs/*.deb; do dpkg-deb -x "$d" "$X" || bail "dpkg-deb -x $d"; done
+fi
+K2=$(basename "$(ls -d "$X"/lib/modules/6.12.* | head -n 1)")
+H2=$(ls -d "$X/usr/src/linux-headers-$K2")
+[ -f "$H2/Module.symvers" ] || bail "no Module.symvers in $H2"
+echo "# kernels: $K1 (host) -> $K2 (bookworm-backports, unpacked in $X)"
+
+W=$(mktemp -d /tmp/tg-kupdate.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+TOP=$W/rpmbuild
+RPMS=$TOP/RPMS/noarch
+OUT=
+show() { [ -n "$OUT" ] && echo "$OUT" | sed 's/^/#   /'; return 0; }
+
+# --- the kmods, built for 6.1 -------------------------------------------------
+M=$W/mods
+mkdir -p "$M"
+cp tests/kupdate/src/* "$M/"
+make -s -C "$KB" M="$M" modules >"$W/kbuild.log" 2>&1 || { cat "$W/kbuild.log"; bail "kbuild"; }
+cc -O2 -Wall -o "$W/modedit" tests/tools/modedit.c -lelf || bail "modedit"
+for m in kupfine kupforced; do "$W/modedit" "$M/$m.ko" del-version module_layout || bail "modedit $m"; done
+
+# --- the kernel RPMs (trimmed trees) ------------------------------------------
+# stage DIR KVER IMAGE CONFIG SYSMAP SYMVERS DUMMY
+stage() {
+	local d=$1 k=$2
+	mkdir -p "$d"
+	cp "$3" "$d/vmlinuz" && cp "$4" "$d/config" && cp "$5" "$d/System.map"
+	gzip -c "$6" >"$d/symvers.gz"
+	cp "$7" "$d/$(basename "$7")"
+	PAYLOAD="vmlinuz:/boot/vmlinuz-$k config:/boot/config-$k System.map:/boot/System.map-$k"
+	PAYLOAD="$PAYLOAD symvers.gz:/lib/modules/$k/symvers.gz"
+	PAYLOAD="$PAYLOAD $(basename "$7"):/lib/modules/$k/kernel/drivers/net/$(basename "$7")"
+}
+# pkg NAME VERSION MODDIR "SRC:DEST ..."
+pkg() {
+	rpmbuild --quiet --define "_topdir $TOP" --define "pkgname $1" --define "pkgver $2" \
+		--define "moddir $3" --define "payload $4" --define '_binary_payload w1.gzdio' \
+		-bb "$SPEC" >"$W/build-$1.log" 2>&1 || { cat "$W/build-$1.log"; bail "rpmbuild $1"; }
+}
+P() { echo "$RPMS/$1-$2-1.noarch.rpm"; }
+stage "$W/k1" "$K1" "/boot/vmlinuz-$K1" "/boot/config-$K1" "/boot/System.map-$K1" \
+	"$KB/Module.symvers" "$(ls /lib/modules/"$K1"/kernel/drivers/net/dummy.ko*)"
+pkg tgkernel 6.1 "$W/k1" "$PAYLOAD"
+stage "$W/k2" "$K2" "$X/boot/vmlinuz-$K2" "$X/boot/config-$K2" "$X/boot/System.map-$K2" \
+	"$H2/Module.symvers" "$(ls "$X"/lib/modules/"$K2"/kernel/drivers/net/dummy.ko*)"
+pkg tgkernel 6.12 "$W/k2" "$PAYLOAD"
+for m in kupfine kupforced kupcrc; do
+	pkg "kmod-$m" 1.0 "$M" "$m.ko:/lib/modules/$K1/extra/$m.ko"
+done
+
+# the test policy: the default one with a forced-taint entry for kernels >= 6.12
+POLICY=$W/policy.yaml
+awk '{ print } /^  forced_taint:/ { print "    - name: kupforced\n      flag: P\n      scope: module\n      kernels: \">= 6.12\"\n      reason: \"kupforced is on the 6.12 list (taintguard test)\"" }' \
+	policy/default.yaml >"$POLICY"
+
+mkroot() {
+	R=$W/root
+	rm -rf "$R"
+	mkdir -p "$R/var/lib/rpm" "$R/var/tmp" "$R/bin" "$R/tmp" "$R/usr/sbin"
+	cp "$(command -v dash)" "$R/bin/sh"
+	local lib
+	for lib in $(ldd "$(command -v dash)" | grep -o '/[^ ]*'); do
+		mkdir -p "$R$(dirname "$lib")"
+		cp -L "$lib" "$R$lib"
+	done
+	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null
+}
+rpmx() {
+	set +e
+	OUT=$(rpm --root "$R" --dbpath /var/lib/rpm --nodeps --nosignature \
+		--define "__plugindir $PLUGDIR" \
+		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
+		--define "_taintguard_policy $POLICY" "$@" 2>&1 | grep -v 'RPM should not be used directly')
+	set -e
+}
+installed() { rpm --root "$R" --dbpath /var/lib/rpm -q "$1" >/dev/null 2>&1; }
+has() { grep -q -- "$1" <<<"$OUT"; }
+lines() { grep -c -- "$1" <<<"$OUT" || true; }
+
+# --- 1. rpm: 6.1 with the kmods, then 6.12 arrives -----------------------------
+mkroot
+printf '#!/bin/sh\n# stand-in for RHEL weak-modules: taintguard reproduces its check\nexit 0\n' \
+	>"$R/usr/sbin/weak-modules"
+chmod 755 "$R/usr/sbin/weak-modules"
+rpmx -i "$(P tgkernel 6.1)"
+t "the 6.1 kernel RPM installs, nothing said" eval 'installed tgkernel-6.1 && ! has "taintguard:"'
+rpmx -i "$(P kmod-kupfine 1.0)" "$(P kmod-kupforced 1.0)" "$(P kmod-kupcrc 1.0)"
+t "the three kmods install for 6.1 without a word (kupforced is fine under 6.1)" \
+	eval 'installed kmod-kupforced && installed kmod-kupcrc && ! has "taintguard:"'
+start=$(date +%s%N)
+rpmx -i "$(P tgkernel 6.12)"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "# installing the 6.12 kernel RPM: $ms ms"
+show
+t "6.12 is installed (a kernel is never refused by default)" installed tgkernel-6.12
+t "kupforced: one line, forced taint P under $K2 from the >= 6.12 entry" \
+	eval '[ "$(lines "kernel $K2: kmod-kupforced: module kupforced (/lib/modules/$K2/weak-updates/kupforced.ko): will taint the kernel '"'"'POE'"'"' (policy: deny): .*kupforced is on the 6.12 list.*forced-taint-list")" = 1 ]'
+t "kupcrc: one line, missing: weak-modules will not link it (a CRC differs)" \
+	eval '[ "$(lines "kernel $K2: kmod-kupcrc: module kupcrc (/lib/modules/$K1/extra/kupcrc.ko): will be missing: weak-modules will not link it: symbol .* has CRC")" = 1 ]'
+t "nothing for kupfine" eval '! has kupfine'
+t "a summary line counts 2 modules" eval 'has "kernel $K2 (tgkernel-6.12-1.noarch): 2 installed modules"'
+set +e
+ST=$("$TG" status --root "$R" --check records 2>&1)
+set -e
+OUT=$ST
+t "status shows the kernel's record with its kernel and the two modules" \
+	eval 'has "^tgkernel-6.12-1.noarch (rpm)" && has "  kernel $K2" && has "kupforced" && has "kupcrc" && ! has kupfine'
+
+# --- 2. %_taintguard_kernel_update deny stops the transaction -------------------
+rpmx -e tgkernel-6.12
+t "erasing 6.12 removes its record" eval '[ ! -e "$R/var/lib/taintguard/marks/tgkernel-6.12-1.noarch.json" ]'
+rpmx -i --define '_taintguard_kernel_update deny' "$(P tgkernel 6.12)"
+t "deny: the kernel is refused, with an error naming the count and the macro" \
+	eval '! installed tgkernel-6.12 && has "error: taintguard: refusing to install tgkernel-6.12-1.noarch: 2 installed modules.*_taintguard_kernel_update is deny"'
+
+# --- 3. per-kernel policy without weak-modules: a module in 6.12's own extra/ ---
+mkroot
+rpmx -i "$(P tgkernel 6.1)"
+mkdir -p "$R/lib/modules/$K2/extra"
+cp "$M/kupforced.ko" "$M/kupfine.ko" "$R/lib/modules/$K2/extra/"
+mkdir -p "$R/lib/modules/$K1/extra" "$R/lib/modules/$K2/updates/vendor"
+cp "$M/kupcrc.ko" "$R/lib/modules/$K1/extra/"
+# the 6.1 build of kupcrc copied where 6.12 loads it: the kernel refuses it
+cp "$M/kupcrc.ko" "$R/lib/modules/$K2/updates/vendor/kupcrc6.ko"
+rpmx -i "$(P tgkernel 6.12)"
+show
+t "no weak-modules: 6.1's extra/ is not considered; kupforced in 6.12's extra/ is flagged, unowned" \
+	eval 'installed tgkernel-6.12 && ! has "/lib/modules/$K1/extra/kupcrc" && has "(no package): module kupforced (/lib/modules/$K2/extra/kupforced.ko): will taint" && ! has kupfine'
+t "a 6.1 module in 6.12's updates/ (a subdirectory): will be refused, the CRC named" \
+	eval 'has "module kupcrc (/lib/modules/$K2/updates/vendor/kupcrc6.ko): will be refused: disagrees about version of symbol module_layout" && [ "$(lines "): will ")" = 2 ]'
+
+finish
