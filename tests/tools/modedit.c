@@ -31,9 +31,6 @@
  *                                          struct module section of another size)
  *   modedit FILE flip-crc SYMBOL          invert the low 32 bits of SYMBOL's CRC
  *                                          in __versions
- *   modedit FILE del-version SYMBOL       zero SYMBOL's whole __versions record
- *                                          (CRC 0, empty name: no symbol matches it,
- *                                          so the loader finds no version for SYMBOL)
  *   modedit FILE append-bogus-sig         append a module signature trailer whose
  *                                          struct module_signature is well formed
  *                                          (id_type PKCS#7) but whose "PKCS#7" blob
@@ -352,7 +349,7 @@ static void set_size(struct mod *m, const char *name, const char *bytes)
  * kernel compares the whole unsigned long with a 32-bit CRC, so the upper
  * bits stay 0 and the record stays otherwise valid).
  */
-static void flip_crc(struct mod *m, const char *sym, bool zero)
+static void flip_crc(struct mod *m, const char *sym)
 {
 	GElf_Shdr sh;
 	unsigned char *buf = read_section(m, "__versions", &sh);
@@ -369,12 +366,6 @@ static void flip_crc(struct mod *m, const char *sym, bool zero)
 			/* low 32 bits: first 4 bytes (LE) or last 4 bytes of the word (BE) */
 			unsigned char *lo = le ? r : r + csz - 4;
 
-			if (zero) {
-				memset(r, 0, 64);
-				write_at(m, r, 64, sh.sh_offset + i);
-				free(buf);
-				return;
-			}
 			for (int b = 0; b < 4; b++)
 				lo[b] ^= 0xff;
 			write_at(m, r, csz, sh.sh_offset + i);
@@ -469,9 +460,8 @@ static void usage(void)
 		"       %s FILE rename-section OLD NEW\n"
 		"       %s FILE replace-string SECTION OLD NEW\n"
 		"       %s FILE flip-crc SYMBOL\n"
-		"       %s FILE del-version SYMBOL\n"
 		"       %s FILE append-bogus-sig [ID_TYPE]\n"
-		"       %s FILE append-sig PKCS7_DER_FILE\n", prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		"       %s FILE append-sig PKCS7_DER_FILE\n", prog, prog, prog, prog, prog, prog, prog, prog,
 		prog, prog, prog, prog);
 	exit(2);
 }
@@ -519,10 +509,7 @@ int main(int argc, char **argv)
 		set_size(&m, argv[3], argv[4]);
 	} else if (!strcmp(cmd, "flip-crc") && argc == 4) {
 		mod_open(&m, 1);
-		flip_crc(&m, argv[3], false);
-	} else if (!strcmp(cmd, "del-version") && argc == 4) {
-		mod_open(&m, 1);
-		flip_crc(&m, argv[3], true);
+		flip_crc(&m, argv[3]);
 	} else if (!strcmp(cmd, "append-bogus-sig") && (argc == 3 || argc == 4)) {
 		char *end = NULL;
 		unsigned long id = argc == 4 ? strtoul(argv[3], &end, 0) : 2;	/* PKEY_ID_PKCS7 */
