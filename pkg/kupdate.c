@@ -187,10 +187,10 @@ static char *weak_incompatible(const struct tg_module *m, const struct tg_symver
 			continue;	/* a cleared record: it matches no symbol */
 		k = tg_symvers_lookup(sv, v->name);
 		if (!k)
-			return pkg_strf("the new kernel does not export %s", v->name);
+			return pkg_strf("the kernel does not export %s", v->name);
 		if (k->crc != v->crc)
-			return pkg_strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the new "
-					"kernel", v->name, (unsigned)v->crc, (unsigned)k->crc);
+			return pkg_strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the kernel",
+					v->name, (unsigned)v->crc, (unsigned)k->crc);
 	}
 	return NULL;
 }

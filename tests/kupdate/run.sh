@@ -212,6 +212,33 @@ OUT=$ST
 t "status shows the kernel's record with its kernel and the two modules" \
 	eval 'has "^tgkernel-6.12-1.noarch (rpm): deny$" && has "  kernel $K2" && has "$K2/extra/kupforced.ko: module kupforced, taint POE" && has "weak-updates/kupcrc.ko: module kupcrc, taint none: refused" && ! grep -A3 "^tgkernel" <<<"$OUT" | grep -q kupfine'
 
+# --- audit --installed: the module x installed-kernel table -------------------
+aud() { set +e; OUT=$("$TG" audit --installed --root "$R" --dbpath /var/lib/rpm --policy "$POLICY" "$@" 2>&1); set -e; }
+aud
+show
+t "audit --installed (text): a row per kernel, kupcrc missing under 6.12, kupforced deny POE" \
+	eval 'has "^kernel $K1: 3 modules" && has "^kernel $K2: 3 modules" && grep -A3 "^kernel $K2" <<<"$OUT" | grep -q "kupcrc .*kmod-kupcrc .*missing .*/lib/modules/$K2/weak-updates/kupcrc.ko: symbol .* has CRC" && grep -A3 "^kernel $K2" <<<"$OUT" | grep -q "kupforced .*kmod-kupforced .*deny POE .*6.12 list" && ! grep -A3 "^kernel $K2" <<<"$OUT" | grep "kupfine" | grep -qv "allow OE"'
+t "audit --installed (text): under 6.1 every kmod is fine (allow OE)" \
+	eval '[ "$(grep -A3 "^kernel $K1" <<<"$OUT" | grep -c "allow OE")" = 3 ]'
+aud --format json
+t "audit --installed (json): kernels[] with outcomes per module" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); k = {r["release"]: {m["module"]: m for m in r["modules"]} for r in d["kernels"]}
+k1, k2 = k[sys.argv[2]], k[sys.argv[3]]
+assert all(m["outcome"] == "allow OE" for m in k1.values()), k1
+assert k2["kupcrc"]["outcome"] == "missing" and k2["kupcrc"]["place"] == "weak-not-linked" and "CRC" in k2["kupcrc"]["reason"]
+assert k2["kupforced"]["action"] == "deny" and k2["kupforced"]["package"] == "kmod-kupforced"
+assert k2["kupfine"]["outcome"] == "allow OE" and k2["kupfine"]["reason"] is None
+' "$OUT" "$K1" "$K2"
+aud --format junit
+t "audit --installed (junit): a second suite, 6 cases, 2 failures" python3 -c '
+import sys, xml.etree.ElementTree as E
+s = [x for x in E.fromstring(sys.argv[1]).iter("testsuite") if x.get("name") == "taintguard installed kernels"][0]
+assert s.get("tests") == "6" and s.get("failures") == "2", s.attrib
+' "$OUT"
+aud --kernel "$K2"
+t "audit --installed --kernel: only that kernel's rows" eval 'has "^kernel $K2:" && ! has "^kernel $K1:"'
+
 # --- 2. %_taintguard_kernel_update deny stops the transaction -------------------
 rpmx -e tgkernel-6.12
 t "erasing 6.12 removes its record" eval '[ ! -e "$R/var/lib/taintguard/marks/tgkernel-6.12-1.noarch.json" ]'
