@@ -22,10 +22,12 @@
 #   kupcrc     a 6.1 build only -> weak-modules will not link it (module_layout
 #              CRC): missing under 6.12; copied where 6.12 loads it: refused
 # The root has RHEL's weak-modules (a stand-in file: taintguard reproduces its
-# check, it never runs it).
+# check, it never runs it).  Last, the real 6.12 is booted under QEMU (TCG)
+# and loads every build: what it does must equal taintguard's prediction.
 #
 # Env: TG_KUPDATE_CACHE (default /var/tmp/taintguard-kupdate) holds the .debs.
-# Needs root, rpm, rpmbuild, apt-get, dpkg-deb, network on the first run.
+# Needs root, rpm, rpmbuild, apt-get, dpkg-deb, qemu-system-x86_64, a static
+# busybox, network on the first run.
 # Prints "ok - ..."/"not ok - ..." and "N passed, N failed".
 set -eu
 cd "$(dirname "$0")/../.."
@@ -302,5 +304,63 @@ t "hook: nothing for kupfine, one count line, the modules left in place" \
 t "hook: its name sorts before zz-update-grub (run-parts order)" \
 	eval '[ "$(printf "%s\n" zz-update-grub dkms-taintguard | LC_ALL=C sort | head -n 1)" = dkms-taintguard ]'
 t "hooks/install.sh installs the hook as dkms-taintguard" grep -q 'postinst.d/dkms-taintguard' hooks/install.sh
+
+# --- 5. the real 6.12 under QEMU (TCG) confirms the predictions ----------------
+# Every kmod build is loaded with insmod by 6.12 booted from the unpacked
+# image (an initramfs of busybox and the modules); what it did is compared
+# with `taintguard check` against 6.12's files in the Debian-style root $D
+# (default policy: the >= 6.12 forced-taint entry is the test policy's, the
+# real 6.12 has none, so kupforced only gets O and E there).
+BB=$(command -v busybox || true)
+if ! command -v qemu-system-x86_64 >/dev/null || [ -z "$BB" ] || ! file -L "$BB" | grep -q static; then
+	nok "QEMU or a static busybox missing: 6.12 not booted"
+	finish
+fi
+I=$W/initrd
+mkdir -p "$I/bin" "$I/dev" "$I/proc" "$I/sys" "$I/tmp" "$I/m"
+cp "$BB" "$I/bin/busybox"
+for a in sh insmod rmmod cat echo mount poweroff basename; do ln -s busybox "$I/bin/$a"; done
+for m in kupfine kupforced kupcrc; do
+	cp "$M/$m.ko" "$I/m/$m-61.ko"
+	cp "$M2/$m.ko" "$I/m/$m-612.ko"
+done
+cat >"$I/init" <<'EOI'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+for f in /m/*.ko; do
+	b=$(basename "$f" .ko)
+	n=${b%-*}
+	if insmod "$f" >/tmp/err 2>&1; then
+		echo "KUP $b loads $(cat /sys/module/$n/taint)"
+		rmmod "$n" 2>/dev/null
+	else
+		echo "KUP $b refused"
+	fi
+done
+poweroff -f
+EOI
+chmod 755 "$I/init"
+(cd "$I" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$W/initrd.cpio"
+set +e
+timeout 300 qemu-system-x86_64 -m 512 -nographic -no-reboot -kernel "$X/boot/vmlinuz-$K2" \
+	-initrd "$W/initrd.cpio" -append "console=ttyS0 quiet panic=-1" >"$W/qemu.log" 2>&1
+set -e
+tr -d '\r' <"$W/qemu.log" | grep -a '^KUP ' >"$W/real" || true
+t "6.12 booted and tried all six builds" eval '[ "$(wc -l <"$W/real")" = 6 ]'
+for m in kupfine kupforced kupcrc; do
+	for v in 61 612; do
+		f=$M/$m.ko
+		[ "$v" = 612 ] && f=$M2/$m.ko
+		real=$(awk -v b="$m-$v" '$2 == b { print $3, $4 }' "$W/real")
+		pred=$("$TG" check --format json --root "$D" --kernel "$K2" --policy policy/default.yaml "$f" 2>/dev/null |
+			python3 -c 'import json,sys; v=json.load(sys.stdin)[0]; print("loads " + v["module_taint"] if v["loads"] else "refused")')
+		pred=${pred% }
+		real=${real% }
+		OUT="real: $real; predicted: $pred"
+		t "6.12 and taintguard agree on the $v build of $m (${real:-nothing})" \
+			eval '[ -n "$real" ] && [ "$real" = "$pred" ]'
+	done
+done
 
 finish
