@@ -360,10 +360,13 @@ static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int 
 	for (size_t i = 0; i < st->n_pkgs; i++) {
 		struct tgp_pkg *p = &st->pkgs[i];
 
-		if (p->scanned && !p->psm_seen && !p->refused && p->action == TG_ACTION_DENY &&
-		    strlen(p->nevra) == len - plen - 1 &&
-		    strncmp(p->nevra, s_name + plen, len - plen - 1) == 0)
+		if (!p->scanned || p->psm_seen || p->refused || strlen(p->nevra) != len - plen - 1 ||
+		    strncmp(p->nevra, s_name + plen, len - plen - 1) != 0)
+			continue;
+		if (p->action == TG_ACTION_DENY)
 			return refuse(st, p);
+		if (p->kdeny)	/* a kernel %_taintguard_kernel_update deny stops */
+			return tgp_kupdate_psm_pre(st, p);
 	}
 	/* a package the guard refuses (guard.c) */
 	return tgp_guard_scriptlet_pre(st, s_name + plen, len - plen - 1);
