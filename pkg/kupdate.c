@@ -170,8 +170,12 @@ static bool same_dir(const char *root, const char *a, const char *b)
 
 /*
  * weak-modules' check, as the script does it with depmod -E against R's
- * symvers: every symbol in the module's version table is exported by R
- * with the same CRC.  NULL when it holds, else why not (malloc'ed).
+ * symvers: every symbol the module imports (undefined in its symbol table)
+ * is exported by R, with the CRC the module's version table records for it.
+ * Version records of symbols it does not import (module_layout) are not
+ * looked at, as depmod does not; an import without a record is not either.
+ * A weak import R lacks does not fail the load, nor the check.  NULL when
+ * the module passes, else why not (malloc'ed).
  */
 static char *weak_incompatible(const struct tg_module *m, const struct tg_symvers *sv)
 {
@@ -179,18 +183,22 @@ static char *weak_incompatible(const struct tg_module *m, const struct tg_symver
 		return strdup("the module cannot be read");
 	if (!m->n_versions)
 		return strdup("it has no symbol versions");
-	for (size_t i = 0; i < m->n_versions; i++) {
-		const struct tg_version *v = &m->versions[i];
+	for (size_t i = 0; i < m->n_imports; i++) {
+		const struct tg_import *im = &m->imports[i];
 		const struct tg_ksym *k;
+		uint32_t crc;
 
-		if (!v->name || !*v->name)
-			continue;	/* a cleared record: it matches no symbol */
-		k = tg_symvers_lookup(sv, v->name);
-		if (!k)
-			return pkg_strf("the kernel does not export %s", v->name);
-		if (k->crc != v->crc)
+		if (!im->name || !*im->name)
+			continue;
+		k = tg_symvers_lookup(sv, im->name);
+		if (!k) {
+			if (im->weak)
+				continue;
+			return pkg_strf("the kernel does not export %s", im->name);
+		}
+		if (tg_module_version_crc(m, im->name, &crc) && crc != k->crc)
 			return pkg_strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the kernel",
-					v->name, (unsigned)v->crc, (unsigned)k->crc);
+					im->name, (unsigned)crc, (unsigned)k->crc);
 	}
 	return NULL;
 }
