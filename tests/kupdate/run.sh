@@ -264,6 +264,20 @@ t "no weak-modules: 6.1's extra/ is not considered; kupforced in 6.12's extra/ i
 t "a 6.1 module in 6.12's updates/ (a subdirectory): will be refused (struct module size)" \
 	eval 'has "module kupcrc (/lib/modules/$K2/updates/vendor/kupcrc6.ko): will be refused: .*built for another kernel" && [ "$(lines "): will ")" = 2 ]'
 
+# --- 3b. weak-modules links what the kernel then refuses ------------------------
+# kupfine's 6.1 build imports only kfree, whose CRC 6.12 shares: weak-modules'
+# check (depmod -E: the imports' CRCs) passes and links it, but 6.12 refuses
+# it (struct module grew).  Said as refused, at its weak-updates/ path.
+mkroot
+printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/weak-modules"
+rpmx -i "$(P tgkernel 6.1)"
+mkdir -p "$R/lib/modules/$K1/extra/vendor"
+cp "$M/kupfine.ko" "$R/lib/modules/$K1/extra/vendor/kupweak.ko"
+rpmx -i "$(P tgkernel 6.12)"
+show
+t "weak-modules would link kupfine's 6.1 build (same kfree CRC); 6.12 will refuse it there" \
+	eval 'has "(no package): module kupfine (/lib/modules/$K2/weak-updates/vendor/kupweak.ko): will be refused: .gnu.linkonce.this_module is 896 bytes" && [ "$(lines "): will ")" = 1 ]'
+
 # --- 4. the Debian kernel postinst.d hook --------------------------------------
 # A Debian-style root with 6.12 unpacked as its .debs would lay it out; the
 # hook (hooks/kernel-postinst.in, calling the built taintguard-dkms) judges the
