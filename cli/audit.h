@@ -14,6 +14,7 @@
  * audit_read.c    reading packages on the thread pool (headers, payloads, modules)
  * audit_judge.c   target kernels, the set judged as one, results per package
  * audit_report.c  text, JSON, JSON lines, JUnit and SARIF output
+ * audit_kernels.c --installed: the module x installed-kernel table
  */
 #ifndef TG_AUDIT_H
 #define TG_AUDIT_H
@@ -48,6 +49,14 @@ struct target {			/* one kernel a package was judged against */
 };
 
 struct audit_remote;
+
+/* --installed: one installed kernel and the out-of-tree modules it would load. */
+struct audit_krow {
+	char *release;
+	struct pkg_kmod *km;	/* pkg_kupdate_modules() */
+	size_t n;
+	struct tg_verdict *v;	/* one per km, judged as one set against release */
+};
 
 struct audit_pkg {
 	char *file;		/* .rpm file, NULL for rpmdb / unowned / remote */
@@ -113,6 +122,8 @@ struct audit {
 	size_t n_skipped;	/* packages without modules */
 	struct pkg_kernelset *ks;	/* kernel files of the audited packages */
 	bool progress;		/* the progress bar (stderr, terminal only) */
+	struct audit_krow *krows;	/* --installed: the kernel table */
+	size_t n_krows;
 };
 
 /* ----------------------------------------------------- audit_model.c */
@@ -186,5 +197,20 @@ int report_excludes(const struct audit *a, FILE *out);
 /* --format jsonl: one package's line (flushed), and the closing summary line. */
 int report_jsonl_package(const struct audit *a, const struct audit_pkg *p, FILE *out);
 int report_jsonl_summary(const struct audit *a, FILE *out);
+
+/* --------------------------------------------------- audit_kernels.c */
+/* --installed: every installed kernel (or --kernel) and the modules it would load, judged. */
+int audit_installed_kernels(struct audit *a, struct tg_ctx *ctx);
+void audit_kernels_free(struct audit *a);
+const char *audit_kcell(const struct audit_krow *row, size_t j, char *buf, size_t len);
+const char *audit_kreason(const struct audit_krow *row, size_t j);
+bool audit_kbad(const struct audit_krow *row, size_t j);
+int report_kernels_text(const struct audit *a, FILE *out);
+/* ",\n \"kernels\": [...]": a member of report_json()'s object */
+int report_kernels_json(const struct audit *a, FILE *out);
+/* a second <testsuite> of report_junit() */
+int report_kernels_junit(const struct audit *a, FILE *out);
+/* audit_report.c: XML-escaped text */
+void report_xml_text(FILE *out, const char *s);
 
 #endif

@@ -287,9 +287,12 @@ int report_json(const struct audit *a, FILE *out)
 		package_json(p, out, "\n  ");
 	}
 	count(a, &c);
-	fprintf(out, "%s],\n \"summary\": {\"packages\": %zu, \"modules\": %zu, \"deny\": %zu, \"mark\": %zu, "
+	fputs(first ? "]" : "\n ]", out);
+	if (a->installed)
+		report_kernels_json(a, out);
+	fprintf(out, ",\n \"summary\": {\"packages\": %zu, \"modules\": %zu, \"deny\": %zu, \"mark\": %zu, "
 		"\"allow\": %zu, \"error\": %zu, \"skipped_without_modules\": %zu}}\n",
-		first ? "" : "\n ", c.pkgs, c.modules, c.deny, c.mark, c.allow, c.error, a->n_skipped);
+		c.pkgs, c.modules, c.deny, c.mark, c.allow, c.error, a->n_skipped);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -353,6 +356,11 @@ static void xml_text(FILE *out, const char *s)
 				fputc(*p, out);
 		}
 	}
+}
+
+void report_xml_text(FILE *out, const char *s)
+{
+	xml_text(out, s);
 }
 
 static void prop(FILE *out, const char *name, const char *value)
@@ -465,7 +473,10 @@ int report_junit(const struct audit *a, FILE *out)
 		module_lines(out, p, false);
 		fputs("</system-out>\n    </testcase>\n", out);
 	}
-	fputs("  </testsuite>\n</testsuites>\n", out);
+	fputs("  </testsuite>\n", out);
+	if (a->installed)
+		report_kernels_junit(a, out);
+	fputs("</testsuites>\n", out);
 	return ferror(out) ? -1 : 0;
 }
 

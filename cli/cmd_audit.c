@@ -56,7 +56,13 @@ static void audit_usage(FILE *out)
 	      "                           /lib/modules) below DIR instead of /\n"
 	      "      --installed          audit the installed system: packages in the rpmdb that\n"
 	      "                           own modules, and modules no package owns (DKMS output,\n"
-	      "                           weak-updates links), reported as unowned\n"
+	      "                           weak-updates links), reported as unowned; then a\n"
+	      "                           table: each installed kernel (--kernel KVER: that\n"
+	      "                           one) and the out-of-tree modules it would load (its\n"
+	      "                           extra/, updates/, weak-updates/, and what weak-modules\n"
+	      "                           would link), judged against it: allow/mark/deny with\n"
+	      "                           the taint, refused, or missing (weak-modules would not\n"
+	      "                           link it); in JSON \"kernels\", in JUnit a second suite\n"
 	      "      --dbpath DIR         rpm database (keyring for signatures; --installed)\n"
 	      "  -p, --policy FILE        policy (default: " TG_SYSCONFDIR "/policy.yaml, else\n"
 	      "                           " TG_DATADIR "/default.yaml)\n"
@@ -235,8 +241,11 @@ static int report(const struct audit *a)
 		r = report_junit(a, stdout);
 	else if (a->o.format == FMT_SARIF)
 		r = report_sarif(a, stdout);
-	else
+	else {
 		r = report_text(a, stdout);
+		if (r == 0 && a->installed)
+			r = report_kernels_text(a, stdout);
+	}
 	funlockfile(stdout);
 	if (r < 0 || fflush(stdout) != 0) {
 		cli_error("write error on standard output");
@@ -396,6 +405,8 @@ int cmd_audit(int argc, char **argv)
 	process(&a, todo, n_todo, false);
 	settle(&a);
 	r = audit_judge(&a, ctx);
+	if (r == 0 && a.installed)
+		r = audit_installed_kernels(&a, ctx);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			cli_error("out of memory");
@@ -410,6 +421,7 @@ out:
 	free(kinds);
 	audit_cache_close(&a);
 	audit_repo_free(&a);
+	audit_kernels_free(&a);
 	audit_free(&a);
 	tg_ctx_free(ctx);
 	if (rpm_ready)

@@ -63,6 +63,8 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	}
 	tg_ctx_set_policy(j->ctx, policy);
 	j->policy = tg_ctx_policy(j->ctx);
+	if (s->root[0] && tg_ctx_set_root(j->ctx, s->root) < 0)
+		goto out;
 	for (size_t i = 0; i < total; i++) {
 		const char *path = i < n ? targets[i].path : context->v[i - n];
 

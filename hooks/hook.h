@@ -57,6 +57,7 @@ struct settings {
 	char dkms[PATH_MAX];		/* dkms=PROG used for "dkms uninstall" */
 	char dkms_tree[PATH_MAX];	/* dkms_tree=DIR ("" = dkms's framework.conf, /var/lib/dkms) */
 	char install_tree[PATH_MAX];	/* install_tree=DIR (/lib/modules) */
+	char root[PATH_MAX];		/* root=DIR: where kernels' files are looked for ("" = /) */
 	char modprobe_dir[PATH_MAX];	/* modprobe_dir=DIR (/etc/modprobe.d) */
 	char marks_dir[PATH_MAX];	/* marks_dir=DIR (/var/lib/taintguard/marks) */
 	char framework_conf[PATH_MAX];	/* framework_conf=FILE (/etc/dkms/framework.conf) */
@@ -221,5 +222,11 @@ void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Audit installed DKMS modules of @kver; deny -> uninstall + rule.  Returns #denied or <0. */
 int audit_kernel(struct settings *s, const char *kver, bool verbose);
+/*
+ * mode_kupdate.c: the modules of @kver's extra/ and updates/ that are not
+ * DKMS's (@dkms: the DKMS files found, may be empty), judged against @kver;
+ * one message per affected one.  Returns how many.  Never deletes.
+ */
+int kupdate_others(struct settings *s, const char *kver, const struct strv *dkms);
 
 #endif

@@ -116,6 +116,9 @@ static int dkms_uninstall(const struct settings *s, const struct owner *o, const
 	return run_wait(argv);
 }
 
+/* kernel-postinst: the modules not from DKMS are judged too (mode_kupdate.c) */
+static bool audit_others;
+
 int audit_kernel(struct settings *s, const char *k, bool verbose)
 {
 	const char *tree = settings_dkms_tree(s);
@@ -285,6 +288,8 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 		free(vp);
 	}
 out:
+	if (audit_others)
+		kupdate_others(s, k, &files);
 	judgement_free(&j);
 	free(targets);
 	free(pkgs);
@@ -310,6 +315,7 @@ int mode_kernel_postinst(int argc, char **argv)
 		return 0;
 	}
 	settings_load(&s);
+	audit_others = true;
 	denied = audit_kernel(&s, argv[1], false);
 	sync_all(&s, true);
 	if (denied > 0) {

@@ -87,6 +87,7 @@ static int apply(struct settings *s, const char *key, const char *val)
 		{ "dkms", offsetof(struct settings, dkms) },
 		{ "dkms_tree", offsetof(struct settings, dkms_tree) },
 		{ "install_tree", offsetof(struct settings, install_tree) },
+		{ "root", offsetof(struct settings, root) },
 		{ "modprobe_dir", offsetof(struct settings, modprobe_dir) },
 		{ "marks_dir", offsetof(struct settings, marks_dir) },
 		{ "framework_conf", offsetof(struct settings, framework_conf) },

@@ -33,6 +33,41 @@ enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg
 	return c->kind;
 }
 
+/*
+ * A kernel image or System.map by its exact place: /boot/vmlinuz-R,
+ * /boot/System.map-R, (usr/)lib/modules/R/vmlinuz and System.map.  The
+ * module loader never loads a file of these names (depmod lists *.ko*), so
+ * they are kernel files, not module candidates.
+ */
+static bool kernel_image_place(const char *path, const char *base, struct pkg_class *c)
+{
+	static const struct { const char *boot, *name; enum pkg_kind kind; } k[] = {
+		{ "/boot/vmlinuz-", "vmlinuz", PKG_IMAGE },
+		{ "/boot/System.map-", "System.map", PKG_SYSMAP },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t bl = strlen(k[i].boot);
+
+		if (!strncmp(path, k[i].boot, bl) && path[bl] && !strchr(path + bl, '/') &&
+		    snprintf(c->release, sizeof(c->release), "%s", path + bl) <
+			    (int)sizeof(c->release)) {
+			c->kind = k[i].kind;
+			return true;
+		}
+		if (pkg_in_module_dir(path) && !strcmp(base, k[i].name) &&
+		    tg_kernel_release_from_path(path, c->release, sizeof(c->release)) == 0 &&
+		    /* directly in lib/modules/R/ */
+		    strlen(path) == (size_t)(strstr(path, c->release) - path) +
+					 strlen(c->release) + 1 + strlen(base)) {
+			c->kind = k[i].kind;
+			return true;
+		}
+	}
+	c->release[0] = '\0';
+	return false;
+}
+
 enum pkg_kind pkg_classify(const char *path, struct pkg_class *c)
 {
 	const char *base = strrchr(path, '/');
@@ -40,6 +75,8 @@ enum pkg_kind pkg_classify(const char *path, struct pkg_class *c)
 
 	memset(c, 0, sizeof(*c));
 	base = base ? base + 1 : path;
+	if (kernel_image_place(path, base, c))
+		return c->kind;
 	c->named = tg_module_file_name(base);
 	if (c->named || pkg_in_module_dir(path)) {
 		/* a kernel's own files below lib/modules/KVER/ are not modules */

@@ -41,6 +41,8 @@ void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
 		}
 		case PKG_SYMVERS:
 		case PKG_CONFIG:
+		case PKG_IMAGE:
+		case PKG_SYSMAP:
 			f->kernel_files = true;
 			break;
 		default:

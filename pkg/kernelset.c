@@ -11,6 +11,9 @@
  *    choice never depends on the order packages were read in.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +142,8 @@ int pkg_kernelset_add(struct pkg_kernelset *ks, const char *path, const struct p
 		free(data);
 		return -ENOMEM;
 	}
-	if (c->kind != PKG_SYMVERS && c->kind != PKG_CONFIG) {
+	if (c->kind != PKG_SYMVERS && c->kind != PKG_CONFIG && c->kind != PKG_IMAGE &&
+	    c->kind != PKG_SYSMAP) {
 		free(data);
 		return -EINVAL;
 	}
@@ -268,6 +272,69 @@ static void use_config(struct tg_kernel_opts *o, const struct pkg_kfile *cfg)
 	o->config_label = cfg->label;
 }
 
+/* A kernel file of the set as a path the library can open: a sealed memfd's. */
+static int memfd_of(const struct pkg_kfile *f, char *path, size_t len)
+{
+	int fd = memfd_create("taintguard-kernel-file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < f->len) {
+		ssize_t w = write(fd, (const char *)f->data + off, f->len - off);
+
+		if (w <= 0) {
+			close(fd);
+			return w < 0 ? -errno : -EIO;
+		}
+		off += (size_t)w;
+	}
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/*
+ * A kernel being installed: its image (whose built-in keys verify module
+ * signatures) is in the set, not yet in the root.  The library opens the
+ * image when the kernel is gathered and keeps that descriptor, so the memfd
+ * is closed again at once; the kernel names the package's file instead.
+ */
+static int with_set_image(struct pkg_kernelset *ks, struct tg_kernel_opts *o,
+			  struct tg_kernel **out, struct tg_error *err)
+{
+	const struct pkg_kfile *img = pkg_kernelset_best(ks, o->release, PKG_IMAGE);
+	const struct pkg_kfile *map = pkg_kernelset_best(ks, o->release, PKG_SYSMAP);
+	char ipath[64], mpath[64];
+	struct tg_kernel *k = NULL;
+	int ifd, mfd = -1, r;
+	char *label;
+
+	if (!img || (*out)->image_path || o->image_path)
+		return 0;
+	if ((ifd = memfd_of(img, ipath, sizeof(ipath))) < 0)
+		return 0;	/* the keys stay unknown: signed modules "not verified" */
+	if (map)
+		mfd = memfd_of(map, mpath, sizeof(mpath));
+	o->image_path = ipath;
+	o->sysmap_path = mfd >= 0 ? mpath : NULL;
+	r = tg_kernel_load(o, &k, err);
+	o->image_path = o->sysmap_path = NULL;
+	close(ifd);
+	if (mfd >= 0)
+		close(mfd);
+	if (r < 0)
+		return 0;
+	label = strdup(img->label);
+	if (label) {
+		free(k->image_path);
+		k->image_path = label;
+	}
+	tg_kernel_free(*out);
+	*out = k;
+	return 1;
+}
+
 int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *base,
 			 const char *release, enum pkg_kernel_mode mode, struct tg_kernel **out,
 			 struct tg_error *err)
@@ -293,6 +360,8 @@ int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *
 		if (r < 0)
 			return r;
 	}
+	if (release)
+		with_set_image(ks, &o, out, err);
 	if (!release || (mode == PKG_ROOT_FIRST && (*out)->symvers) || o.symvers_path)
 		return 0;
 	sv = set_symvers(ks, release, o.limits, &label);

@@ -12,6 +12,7 @@
  *   payload.c    a payload streamed in memory: members read, digests checked
  *   decode.c     a payload's modules read on the thread pool, kept in payload order
  *   kernelset.c  the kernel files a set of packages carries, kernels built from them
+ *   kupdate.c    a kernel update: the out-of-tree modules loadable under a new kernel
  *   rpmdb.c      installed packages and their module files
  *   repo.c       yum/dnf repository metadata (createrepo_c's parsers)
  *   fetch.c      remote repositories: repomd, metalinks, mirrorlists, downloads (librepo)
@@ -40,12 +41,14 @@ enum pkg_kind {
 	PKG_MODULE,	/* a module candidate: .ko* name, or any file in a module directory */
 	PKG_SYMVERS,	/* a kernel's export table (Module.symvers, symvers.gz ...) */
 	PKG_CONFIG,	/* a kernel's .config */
+	PKG_IMAGE,	/* a kernel image: /boot/vmlinuz-R, (usr/)lib/modules/R/vmlinuz */
+	PKG_SYSMAP,	/* its System.map: /boot/System.map-R, (usr/)lib/modules/R/System.map */
 };
 #define PKG_KIND_BIT(k) (1u << (k))
 
 struct pkg_class {
 	enum pkg_kind kind;
-	char release[256];	/* PKG_SYMVERS, PKG_CONFIG: the kernel release */
+	char release[256];	/* PKG_SYMVERS, PKG_CONFIG, PKG_IMAGE, PKG_SYSMAP: the kernel release */
 	/*
 	 * PKG_SYMVERS, PKG_CONFIG: the place's rank in the library's search
 	 * order (lower first; every .config ranks after every export table).
@@ -187,7 +190,7 @@ struct pkg_payload_opts {
 	 * @fn as a member without data (err -EBADMSG), of any kind.
 	 */
 	bool check_digests;
-	uint64_t max_size[PKG_CONFIG + 1];	/* per kind: larger members are not read (-EFBIG) */
+	uint64_t max_size[PKG_SYSMAP + 1];	/* per kind: larger members are not read (-EFBIG) */
 	/*
 	 * Other members to read, chosen by path (guard files: a macro file, a
 	 * dkms framework file): read when want(want_ctx, path) says so, up to
@@ -240,6 +243,47 @@ void pkg_decode_error(struct pkg_decode *d, const char *path, const char *msg);
 int pkg_decode_take(struct pkg_decode *d, struct pkg_decoded **out, size_t *n);
 /* The entries' contents and the array. */
 void pkg_decoded_free(struct pkg_decoded *v, size_t n);
+
+/* ------------------------------------------------------------ kupdate.c */
+
+/*
+ * A kernel update: the out-of-tree modules of a root that will be loadable
+ * under kernel release R once R is installed (docs/kernel-update.md):
+ * ROOT/{lib,usr/lib}/modules/R/{extra,updates,weak-updates}/, and, where
+ * RHEL's weak-modules is installed, the modules in other kernels' extra/
+ * that it would link into R's weak-updates/.
+ */
+enum pkg_kmod_place {
+	PKG_KMOD_OWN,		/* under R's own extra/, updates/, weak-updates/ */
+	PKG_KMOD_WEAK,		/* weak-modules would link it into R's weak-updates/ */
+	PKG_KMOD_WEAK_NOT,	/* weak-modules would not link it: see why */
+};
+struct pkg_kmod {
+	char *path;		/* where R's loader finds it (inside the root) */
+	char *file;		/* the file read (inside the root): another kernel's for weak */
+	char *owner;		/* the rpm package owning file, NULL when none or no rpmdb */
+	enum pkg_kmod_place place;
+	char *why;		/* PKG_KMOD_WEAK_NOT: the first symbol that fails */
+	struct tg_module *m;	/* NULL: unreadable, see error */
+	char *error;
+};
+/* Is RHEL's weak-modules installed in @root? */
+bool pkg_weak_modules_present(const char *root);
+/*
+ * The modules above for release @release under @root ("/" or a directory);
+ * @symvers is R's export table (the weak-modules check needs it; NULL: no
+ * other kernel's module is taken), @ts (may be NULL) the rpmdb asked for
+ * owners.  0, or -ENOMEM.  Unreadable modules are entries with an error.
+ */
+int pkg_kupdate_modules(const char *root, const char *release, const struct tg_symvers *symvers,
+			rpmts ts, const struct tg_limits *lim, struct pkg_kmod **out, size_t *n);
+void pkg_kmods_free(struct pkg_kmod *v, size_t n);
+/*
+ * The kernel release a package installs when its files hold a kernel image
+ * (/boot/vmlinuz-R, (usr/)lib/modules/R/vmlinuz), the export table and the
+ * .config of that same R: true with R in @buf.
+ */
+bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len);
 
 /* ----------------------------------------------------------- kernelset.c */
 

@@ -81,6 +81,8 @@ void tgp_reset(struct tgp_state *st)
 		free(p->name);
 		tgp_mods_free(p->mods, p->n_mods);
 		verdicts_free(p->v, p->nv);
+		verdicts_free(p->kv, p->nkv);
+		free(p->krel);
 	}
 	free(st->pkgs);
 	st->pkgs = NULL;
@@ -101,6 +103,37 @@ static void warn_kernel_file(void *ctx, const char *msg)
 {
 	(void)ctx;
 	rpmlog(RPMLOG_WARNING, "taintguard: %s\n", msg);
+}
+
+/*
+ * A kernel being installed has its own modules in this transaction, not yet
+ * in the root: what the library learns from in-tree modules on disk
+ * (vermagic, sizeof(struct module)) comes from them instead.  Only a package
+ * without out-of-tree modules vouches, and only for modules that say
+ * "intree", as the library's own rule is.
+ */
+static void learn_from_transaction(struct tgp_state *st, const char *release, struct tg_kernel *k)
+{
+	char rel[256];
+
+	for (size_t i = 0; i < st->n_pkgs && (!k->this_module_size || !k->vermagic); i++) {
+		const struct tgp_pkg *p = &st->pkgs[i];
+
+		for (size_t j = 0; !p->oot && j < p->n_mods; j++) {
+			const struct tg_module *m = p->mods[j].m;
+			const char *vm = m ? tg_module_get(m, "vermagic") : NULL;
+
+			if (!m || !tg_module_has(m, "intree") || !tg_kernel_path_in_tree(p->mods[j].path) ||
+			    tg_kernel_release_from_path(p->mods[j].path, rel, sizeof(rel)) < 0 ||
+			    strcmp(rel, release))
+				continue;
+			if (!k->this_module_size)
+				k->this_module_size = m->this_module_size;
+			if (!k->vermagic && vm && (k->vermagic = strdup(vm)) != NULL)
+				k->vermagic_source = rstrscat(NULL, p->nevra, ":", p->mods[j].path, NULL);
+			break;
+		}
+	}
 }
 
 /*
@@ -125,6 +158,8 @@ static int load_kernel(void *data, const char *release, struct tg_kernel **out,
 		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err->msg);
 		*out = NULL;
 	}
+	if (*out && !st->chrooted)	/* tsm_pre: the transaction's modules are at hand */
+		learn_from_transaction(st, release, *out);
 	return 0;
 }
 

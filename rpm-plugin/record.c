@@ -34,7 +34,8 @@ char *tgp_record_path(struct tgp_state *st, const char *nevra)
 int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 {
 	char *dir = marks_dir(st);
-	const struct tg_verdict **v = calloc(pkg->nv ? pkg->nv : 1, sizeof(*v));
+	/* a kernel package: its own modules' verdicts, then the installed modules it affects */
+	const struct tg_verdict **v = calloc(pkg->nv + pkg->nkv + 1, sizeof(*v));
 	rpmte te = pkg->te;
 	struct tg_record rec = {
 		.source = TG_RECORD_RPM,
@@ -45,6 +46,7 @@ int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 		.release = rpmteR(te),
 		.arch = rpmteA(te),
 		.action = pkg->action,
+		.kernel = pkg->nkv ? pkg->krel : NULL,
 		.mode = st->mode == TGP_WARN ? "warn" : "enforce",
 		.policy = st->policy_fallback ? "<built-in policy>" : st->policy_path,
 	};
@@ -57,9 +59,18 @@ int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 		free(dir);
 		return -ENOMEM;
 	}
+	size_t nv = 0;
 	for (size_t i = 0; i < pkg->nv; i++)
-		v[i] = &pkg->v[i];
-	r = tg_record_write(dir, &rec, v, pkg->nv, &err);
+		if (!pkg->nkv || pkg->v[i].action != TG_ACTION_ALLOW)
+			v[nv++] = &pkg->v[i];
+	for (size_t i = 0; i < pkg->nkv; i++) {
+		v[nv++] = &pkg->kv[i];
+		if (pkg->kv[i].action > rec.action)
+			rec.action = pkg->kv[i].action;
+	}
+	if (rec.action == TG_ACTION_ALLOW)
+		rec.action = TG_ACTION_MARK;
+	r = tg_record_write(dir, &rec, v, nv, &err);
 	if (r < 0)
 		/* The package is on disk by now; failing would not undo that. */
 		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record: %s; "

@@ -85,7 +85,8 @@ static void kernel_file(struct scan *s, struct pkg_member *m)
 		       "also ships out-of-tree modules\n", s->pkg->nevra, m->path, m->cls->release);
 	else if (r == 0)
 		rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s %s from %s:%s\n", m->cls->release,
-		       m->cls->kind == PKG_CONFIG ? ".config" : "exports", s->pkg->nevra, m->path);
+		       m->cls->kind == PKG_CONFIG ? ".config" : m->cls->kind == PKG_IMAGE ? "image" :
+		       m->cls->kind == PKG_SYSMAP ? "System.map" : "exports", s->pkg->nevra, m->path);
 }
 
 static int on_member(void *ctx, struct pkg_member *m)
@@ -136,11 +137,15 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 {
 	struct pkg_payload_opts po = {
 		.kinds = PKG_KIND_BIT(PKG_MODULE) | PKG_KIND_BIT(PKG_SYMVERS) |
-			 PKG_KIND_BIT(PKG_CONFIG),
+			 PKG_KIND_BIT(PKG_CONFIG) | PKG_KIND_BIT(PKG_IMAGE) |
+			 PKG_KIND_BIT(PKG_SYSMAP),
 		.max_size = {
 			[PKG_MODULE] = st->lim.max_input_size,
 			[PKG_SYMVERS] = st->lim.max_symvers_size,
 			[PKG_CONFIG] = st->lim.max_input_size,
+			/* a kernel being installed: its keys verify module signatures */
+			[PKG_IMAGE] = st->lim.max_input_size,
+			[PKG_SYSMAP] = st->lim.max_input_size,
 		},
 	};
 	struct scan s = { st, pkg, NULL, 0, now_seconds() };

@@ -82,6 +82,18 @@ static void read_limits(struct tgp_state *st)
 	free(all);
 }
 
+/* %_taintguard_kernel_update: "warn" (default: a kernel is never refused) or "deny". */
+static void read_kernel_update(struct tgp_state *st)
+{
+	char *v = macro("_taintguard_kernel_update");
+
+	if (v && strcmp(v, "deny") && strcmp(v, "warn"))
+		rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_kernel_update '%s' is not warn or "
+		       "deny; using warn\n", v);
+	st->kernel_deny = v && !strcmp(v, "deny");
+	free(v);
+}
+
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	/* distribution kernel packages carry up to ~6,000 modules */
@@ -124,6 +136,7 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 		jobs = 16;
 	read_count("_taintguard_jobs", 16, &jobs);
 	st->jobs = (unsigned)jobs;
+	read_kernel_update(st);
 	st->statedir = macro("_taintguard_statedir");
 	if (!st->statedir)
 		st->statedir = strdup(TG_LOCALSTATEDIR);
@@ -259,6 +272,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	} else if (n) {
 		tgp_judge(st, judge, n);
 	}
+	tgp_kupdate(st, ts);	/* needs the modules of this transaction: before they go */
 	for (size_t i = 0; i < n; i++) {	/* verdicts kept, modules no longer needed */
 		tgp_mods_free(judge[i]->mods, judge[i]->n_mods);
 		judge[i]->mods = NULL;
@@ -315,6 +329,8 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 			return RPMRC_FAIL;
 		}
 	}
+	if (guard != RPMRC_FAIL && tgp_kupdate_psm_pre(st, pkg) == RPMRC_FAIL)
+		return RPMRC_FAIL;	/* a kernel %_taintguard_kernel_update deny stops */
 	if (!pkg->scanned)
 		return guard;	/* checked file by file in fsm_file_prepare */
 	if (pkg->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE)
@@ -344,10 +360,13 @@ static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int 
 	for (size_t i = 0; i < st->n_pkgs; i++) {
 		struct tgp_pkg *p = &st->pkgs[i];
 
-		if (p->scanned && !p->psm_seen && !p->refused && p->action == TG_ACTION_DENY &&
-		    strlen(p->nevra) == len - plen - 1 &&
-		    strncmp(p->nevra, s_name + plen, len - plen - 1) == 0)
+		if (!p->scanned || p->psm_seen || p->refused || strlen(p->nevra) != len - plen - 1 ||
+		    strncmp(p->nevra, s_name + plen, len - plen - 1) != 0)
+			continue;
+		if (p->action == TG_ACTION_DENY)
 			return refuse(st, p);
+		if (p->kdeny)	/* a kernel %_taintguard_kernel_update deny stops */
+			return tgp_kupdate_psm_pre(st, p);
 	}
 	/* a package the guard refuses (guard.c) */
 	return tgp_guard_scriptlet_pre(st, s_name + plen, len - plen - 1);
@@ -464,7 +483,7 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmtsiFree(pi);
 	for (size_t i = 0; i < st->n_pkgs; i++) {
 		struct tgp_pkg *p = &st->pkgs[i];
-		if (p->action != TG_ACTION_ALLOW && !p->refused && p->psm_seen &&
+		if ((p->action != TG_ACTION_ALLOW || p->nkv) && !p->refused && p->psm_seen &&
 		    !rpmteFailed(p->te))
 			tgp_record_write(st, p);
 	}

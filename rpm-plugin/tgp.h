@@ -40,6 +40,11 @@ struct tgp_pkg {
 	struct tg_verdict *v;	/* verdicts for its modules */
 	size_t nv;
 	enum tg_action action;	/* worst of v[] */
+	/* a kernel package (image, export table, .config): kupdate.c */
+	char *krel;		/* the release it installs, NULL for other packages */
+	struct tg_verdict *kv;	/* the installed modules it will refuse or taint */
+	size_t nkv;
+	bool kdeny;		/* %_taintguard_kernel_update deny and nkv > 0 */
 };
 
 struct tgp_state {
@@ -53,6 +58,7 @@ struct tgp_state {
 	char *policy_path;	/* the file we tried */
 	bool policy_fallback;	/* it failed: built-in policy in use */
 	char *statedir;
+	bool kernel_deny;	/* %_taintguard_kernel_update deny */
 
 	bool test;		/* RPMTRANS_FLAG_TEST: report only */
 	char *root;		/* rpmtsRootDir at tsm_pre */
@@ -99,6 +105,14 @@ rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te);
 /* rpm >= 6.1: the %pretrans of package @nevra (@len bytes), run before its psm_pre. */
 rpmRC tgp_guard_scriptlet_pre(struct tgp_state *st, const char *nevra, size_t len);
 void tgp_guard_reset(struct tgp_state *st);
+
+/*
+ * kupdate.c: a kernel package in the transaction: judge the root's
+ * out-of-tree modules loadable under its release, one line per affected one.
+ */
+void tgp_kupdate(struct tgp_state *st, rpmts ts);
+/* psm_pre of a kernel package that %_taintguard_kernel_update deny stops. */
+rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg);
 
 /* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */
 int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg);

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmark (not a test): the time the taintguard rpm plugin adds to
+# installing a kernel RPM, against the floor of merely decompressing that
+# kernel's modules on all CPUs (`xz -dc`, one process per CPU).  The kernel
+# RPM is bookworm-backports' 6.12 as tests/kupdate/run.sh fetches it (image,
+# .config, System.map, symvers.gz and its whole module tree of .ko.xz),
+# installed with the real rpm into a scratch --root that also holds a 6.1
+# kernel and the test kmods (so the kernel-update check has work); median of
+# REPS runs each:
+#
+#   off      rpm -i without the plugin
+#   on       rpm -i with the plugin (every module of the kernel judged, and the
+#            installed kmods judged against it)
+#   floor    xz -dc of every module, xargs -P CPUs
+#
+#   bench/kernel-update-bench.sh          REPS=3 B=build TG_KUPDATE_CACHE=...
+# Needs root; the first run builds the RPM (cached in bench/out/).
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$PWD
+B=${B:-build}
+REPS=${REPS:-3}
+CACHE=${TG_KUPDATE_CACHE:-/var/tmp/taintguard-kupdate}
+OUT=$TOP/bench/out
+CPUS=$(nproc)
+mkdir -p "$OUT"
+[ -f "$TOP/$B/taintguard.so" ] || make -s
+X=$CACHE/x612
+if ! ls "$X"/boot/vmlinuz-6.12.* >/dev/null 2>&1; then
+	echo "# fetching 6.12 through tests/kupdate/run.sh (once)" >&2
+	TG_KUPDATE_CACHE=$CACHE tests/kupdate/run.sh >/dev/null 2>&1 || true
+fi
+K2=$(basename "$(ls -d "$X"/lib/modules/6.12.* | head -n 1)")
+RPM=$OUT/kernel-$K2.rpm
+if [ ! -f "$RPM" ]; then
+	echo "# building $RPM (once; cached)" >&2
+	st=$OUT/kstage
+	rm -rf "$st" "$OUT/krpmbuild"
+	mkdir -p "$st/boot" "$st/lib/modules/$K2"
+	cp "$X/boot/vmlinuz-$K2" "$X/boot/config-$K2" "$X/boot/System.map-$K2" "$st/boot/"
+	gzip -c "$X/usr/src/linux-headers-$K2/Module.symvers" >"$st/lib/modules/$K2/symvers.gz"
+	cp -a "$X/lib/modules/$K2/kernel" "$st/lib/modules/$K2/"
+	cat >"$OUT/kernel-bench.spec" <<EOS
+Name: kernel-bench
+Version: 6.12
+Release: 1
+Summary: bookworm-backports' $K2 as an rpm (taintguard benchmark)
+License: GPL-2.0-only
+BuildArch: noarch
+%global debug_package %{nil}
+%global __os_install_post %{nil}
+%define _build_id_links none
+%description
+Benchmark package.
+%install
+cp -a $st/. %{buildroot}/
+%files
+/boot/*
+/lib/modules/$K2
+EOS
+	rpmbuild --quiet --define "_topdir $OUT/krpmbuild" --define '_binary_payload w1.gzdio' \
+		-bb "$OUT/kernel-bench.spec" >"$OUT/krpmbuild.log" 2>&1 ||
+		{ tail -20 "$OUT/krpmbuild.log"; exit 1; }
+	mv "$OUT"/krpmbuild/RPMS/noarch/kernel-bench-6.12-1.noarch.rpm "$RPM"
+fi
+NMOD=$(rpm -qlp "$RPM" 2>/dev/null | grep -c '\.ko')
+echo "# $RPM: $NMOD modules, $(du -m "$RPM" | cut -f1) MB; $CPUS CPUs"
+
+W=$(mktemp -d /tmp/tg-kbench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+mkroot() {
+	R=$W/root
+	rm -rf "$R"
+	mkdir -p "$R/var/lib/rpm" "$R/bin" "$R/tmp" "$R/usr/sbin" "$R/lib/modules/6.1.0-bench/extra"
+	cp "$(command -v dash)" "$R/bin/sh"
+	for lib in $(ldd "$(command -v dash)" | grep -o '/[^ ]*'); do
+		mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"
+	done
+	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb 2>/dev/null
+	# installed kmods of an older kernel that weak-modules considers
+	touch "$R/usr/sbin/weak-modules"
+	ls "$TOP"/tests/modules/out/*.ko >/dev/null 2>&1 &&
+		cp "$TOP"/tests/modules/out/gplok.ko "$TOP"/tests/modules/out/lve.ko "$R/lib/modules/6.1.0-bench/extra/"
+	return 0
+}
+once() {	# once on|off -> seconds
+	local plug=()
+	mkroot
+	[ "$1" = on ] && plug=(--define "__plugindir $TOP/$B"
+		--define "__transaction_taintguard %{__plugindir}/taintguard.so"
+		--define "_taintguard_policy $TOP/policy/default.yaml")
+	sync
+	local t0 t1
+	t0=$(date +%s.%N)
+	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --nosignature --noscripts "${plug[@]}" \
+		-i "$RPM" >"$W/out.$1" 2>&1 || { cat "$W/out.$1"; exit 1; }
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc
+}
+floor() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	find "$X/lib/modules/$K2/kernel" -name '*.ko.xz' -print0 | xargs -0 -P"$CPUS" -n 64 xz -dc >/dev/null
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for i in $(seq "$REPS"); do once off; done | median >"$W/off"
+for i in $(seq "$REPS"); do once on; done | median >"$W/on"
+for i in $(seq "$REPS"); do floor; done | median >"$W/floor"
+off=$(cat "$W/off") on=$(cat "$W/on") fl=$(cat "$W/floor")
+added=$(echo "$on - $off" | bc)
+printf 'rpm -i without plugin  %6.2f s\n' "$off"
+printf 'rpm -i with plugin     %6.2f s\n' "$on"
+printf 'added by the plugin    %6.2f s\n' "$added"
+printf 'xz -dc floor (%d CPUs)  %6.2f s\n' "$CPUS" "$fl"
+printf 'ratio added/floor      %6.2f\n' "$(echo "scale=4; $added / $fl" | bc)"
+grep -h 'taintguard:' "$W/out.on" | sed 's/^/# /' | head -5

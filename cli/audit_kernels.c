@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * taintguard audit --installed: the module x installed-kernel table.  For
+ * every installed kernel (a directory in ROOT/(usr/)lib/modules; --kernel
+ * KVER: that one), the out-of-tree modules loadable under it
+ * (pkg_kupdate_modules(): its extra/, updates/, weak-updates/ and what
+ * weak-modules would link there) judged as one set against it, so that
+ * "what breaks if I boot 6.12?" has an answer before the reboot
+ * (docs/kernel-update.md).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rpm/rpmts.h>
+
+#include "audit.h"
+
+static int add_release(struct audit *a, const char *rel)
+{
+	struct audit_krow *nv;
+
+	for (size_t i = 0; i < a->n_krows; i++)
+		if (!strcmp(a->krows[i].release, rel))
+			return 0;
+	nv = realloc(a->krows, (a->n_krows + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	a->krows = nv;
+	memset(&nv[a->n_krows], 0, sizeof(*nv));
+	if (!(nv[a->n_krows].release = strdup(rel)))
+		return -ENOMEM;
+	a->n_krows++;
+	return 0;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct audit_krow *a = x, *b = y;
+
+	return strverscmp(a->release, b->release);
+}
+
+/* The installed kernels: names of directories in (usr/)lib/modules. */
+static int find_kernels(struct audit *a)
+{
+	static const char *const tops[] = { "/lib/modules", "/usr/lib/modules" };
+	int r = 0;
+
+	if (a->o.kernel)
+		return add_release(a, a->o.kernel);
+	for (size_t t = 0; t < 2 && r == 0; t++) {
+		char *dir = tg_root_resolve(a->o.root, tops[t]);
+		DIR *d = dir ? opendir(dir) : NULL;
+		struct dirent *e;
+
+		while (d && r == 0 && (e = readdir(d)) != NULL) {
+			char *p = pkg_strf("%s/%s", dir, e->d_name);
+			struct stat sb;
+
+			if (e->d_name[0] != '.' && p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+			    tg_kernel_version_parse(e->d_name))
+				r = add_release(a, e->d_name);
+			free(p);
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	if (a->n_krows > 1)
+		qsort(a->krows, a->n_krows, sizeof(*a->krows), cmp_row);
+	return r;
+}
+
+static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit_krow *row)
+{
+	const struct tg_kernel *k = NULL;
+	struct tg_error err = { 0 };
+	struct tg_set *set;
+	int r;
+
+	if (tg_ctx_kernel(ctx, row->release, &k, &err) < 0)
+		cli_error("kernel %s: %s", row->release, err.msg);
+	r = pkg_kupdate_modules(a->o.root, row->release, k ? k->symvers : NULL, ts, &a->o.limits,
+				&row->km, &row->n);
+	if (r < 0 || !row->n)
+		return r;
+	if (!(set = tg_set_new(ctx)) || !(row->v = calloc(row->n, sizeof(*row->v)))) {
+		tg_set_free(set);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < row->n && r == 0; i++)
+		r = tg_set_add(set, row->km[i].path, row->km[i].m, k, row->km[i].owner,
+			       row->km[i].error);
+	if (r == 0)
+		r = tg_set_predict(set, row->v);
+	tg_set_free(set);
+	return r;
+}
+
+int audit_installed_kernels(struct audit *a, struct tg_ctx *ctx)
+{
+	rpmts ts = pkg_ts_new(a->o.root);
+	int r = find_kernels(a);
+
+	for (size_t i = 0; r == 0 && i < a->n_krows; i++)
+		r = judge_row(a, ctx, ts, &a->krows[i]);
+	rpmtsFree(ts);
+	return r;
+}
+
+void audit_kernels_free(struct audit *a)
+{
+	for (size_t i = 0; i < a->n_krows; i++) {
+		struct audit_krow *row = &a->krows[i];
+
+		for (size_t j = 0; row->v && j < row->n; j++)
+			tg_verdict_free_contents(&row->v[j]);
+		free(row->v);
+		pkg_kmods_free(row->km, row->n);
+		free(row->release);
+	}
+	free(a->krows);
+	a->krows = NULL;
+	a->n_krows = 0;
+}
+
+/* ------------------------------------------------------------ the cell */
+
+/* What kernel @row will do with its module @j, in a word or two. */
+const char *audit_kcell(const struct audit_krow *row, size_t j, char *buf, size_t len)
+{
+	const struct tg_verdict *v = &row->v[j];
+	char t[32];
+
+	if (row->km[j].place == PKG_KMOD_WEAK_NOT)
+		return "missing";
+	if (v->error)
+		return "error";
+	if (!v->loads)
+		snprintf(buf, len, "refused");
+	else
+		snprintf(buf, len, "%s %s", tg_action_name(v->action),
+			 tg_taint_string(v->taint_kernel, t, sizeof(t)));
+	return buf;
+}
+
+/* The one reason of a cell that is not a plain allow, else NULL. */
+const char *audit_kreason(const struct audit_krow *row, size_t j)
+{
+	const struct tg_verdict *v = &row->v[j];
+
+	if (row->km[j].place == PKG_KMOD_WEAK_NOT)
+		return row->km[j].why;
+	if (v->error)
+		return v->error;
+	if (!v->loads && v->n_refusals && v->refusals[0].reason)
+		return v->refusals[0].reason;
+	if (v->action == TG_ACTION_ALLOW)
+		return NULL;
+	for (size_t i = 0; i < v->n_flags; i++)
+		if (v->flags[i].letter == 'P' && v->flags[i].reason)
+			return v->flags[i].reason;
+	return v->n_reasons ? v->reasons[0] : NULL;
+}
+
+/* A cell that breaks something: refused, missing, error, or a deny. */
+bool audit_kbad(const struct audit_krow *row, size_t j)
+{
+	const struct tg_verdict *v = &row->v[j];
+
+	return row->km[j].place == PKG_KMOD_WEAK_NOT || v->error || !v->loads ||
+	       v->action == TG_ACTION_DENY;
+}
+
+/* -------------------------------------------------------------- output */
+
+int report_kernels_text(const struct audit *a, FILE *out)
+{
+	fprintf(out, "\nInstalled kernels and the out-of-tree modules each would load:\n");
+	for (size_t i = 0; i < a->n_krows; i++) {
+		const struct audit_krow *row = &a->krows[i];
+
+		fprintf(out, "kernel %s: %zu module%s\n", row->release, row->n, row->n == 1 ? "" : "s");
+		for (size_t j = 0; j < row->n; j++) {
+			char buf[64];
+			const char *why = audit_kreason(row, j);
+
+			fprintf(out, "  %-20s %-24s %-14s %s%s%s\n",
+				row->v[j].module ? row->v[j].module : "?",
+				row->km[j].owner ? row->km[j].owner : "(no package)",
+				audit_kcell(row, j, buf, sizeof(buf)), row->km[j].path,
+				why ? ": " : "", why ? why : "");
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int report_kernels_json(const struct audit *a, FILE *out)
+{
+	static const char *const places[] = { "own", "weak", "weak-not-linked" };
+
+	fputs(",\n \"kernels\": [", out);
+	for (size_t i = 0; i < a->n_krows; i++) {
+		const struct audit_krow *row = &a->krows[i];
+
+		fputs(i ? ",\n  {\"release\": " : "\n  {\"release\": ", out);
+		tg_json_string(out, row->release);
+		fputs(", \"modules\": [", out);
+		for (size_t j = 0; j < row->n; j++) {
+			char buf[64], t[32];
+
+			fputs(j ? ",\n    {\"path\": " : "\n    {\"path\": ", out);
+			tg_json_string(out, row->km[j].path);
+			fputs(", \"file\": ", out);
+			tg_json_string(out, row->km[j].file);
+			fputs(", \"module\": ", out);
+			tg_json_string(out, row->v[j].module);
+			fputs(", \"package\": ", out);
+			tg_json_string(out, row->km[j].owner);
+			fprintf(out, ", \"place\": \"%s\", \"outcome\": ", places[row->km[j].place]);
+			tg_json_string(out, audit_kcell(row, j, buf, sizeof(buf)));
+			fprintf(out, ", \"action\": \"%s\", \"loads\": %s, \"taint\": ",
+				tg_action_name(row->v[j].action), row->v[j].loads ? "true" : "false");
+			tg_json_string(out, tg_taint_string(row->v[j].taint_kernel, t, sizeof(t)));
+			fputs(", \"reason\": ", out);
+			tg_json_string(out, audit_kreason(row, j));
+			fputc('}', out);
+		}
+		fputs(row->n ? "\n  ]}" : "]}", out);
+	}
+	fputs(a->n_krows ? "\n ]" : "]", out);
+	return ferror(out) ? -1 : 0;
+}
+
+int report_kernels_junit(const struct audit *a, FILE *out)
+{
+	size_t tests = 0, bad = 0;
+
+	for (size_t i = 0; i < a->n_krows; i++)
+		for (size_t j = 0; j < a->krows[i].n; j++) {
+			tests++;
+			bad += audit_kbad(&a->krows[i], j);
+		}
+	fprintf(out, "  <testsuite name=\"taintguard installed kernels\" tests=\"%zu\" failures=\"%zu\" "
+		"errors=\"0\" skipped=\"0\">\n", tests, bad);
+	for (size_t i = 0; i < a->n_krows; i++) {
+		const struct audit_krow *row = &a->krows[i];
+
+		for (size_t j = 0; j < row->n; j++) {
+			char buf[64];
+			const char *why = audit_kreason(row, j);
+
+			fputs("    <testcase classname=\"taintguard.kernel.", out);
+			report_xml_text(out, row->release);
+			fputs("\" name=\"", out);
+			report_xml_text(out, row->km[j].path);
+			fputs("\">\n", out);
+			if (audit_kbad(row, j)) {
+				fputs("      <failure type=\"", out);
+				report_xml_text(out, audit_kcell(row, j, buf, sizeof(buf)));
+				fputs("\" message=\"", out);
+				report_xml_text(out, why ? why : "");
+				fputs("\"/>\n", out);
+			}
+			fputs("      <system-out>", out);
+			report_xml_text(out, row->km[j].owner ? row->km[j].owner : "(no package)");
+			fputs(": ", out);
+			report_xml_text(out, audit_kcell(row, j, buf, sizeof(buf)));
+			fputs("</system-out>\n    </testcase>\n", out);
+		}
+	}
+	fputs("  </testsuite>\n", out);
+	return ferror(out) ? -1 : 0;
+}

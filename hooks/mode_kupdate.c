@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A new kernel on a Debian (or any DKMS) host: the modules that are not
+ * DKMS's in INSTALL_TREE/KVER/extra and updates (a vendor's .deb, a copy
+ * made by hand, a module built for the old kernel and copied over) are
+ * judged as one set against the new kernel and each affected one is named,
+ * from the kernel postinst.d hook, before the boot loader's entry for the
+ * new kernel becomes the default (docs/kernel-update.md).  They are not
+ * taintguard's to delete: this only says it.  DKMS builds are judged by
+ * audit_kernel() already.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook.h"
+
+/* Not one of the DKMS files of this kernel (same file or dkms's own directory). */
+static bool from_dkms(const char *path, const char *dkms_dir, const struct strv *dkms)
+{
+	if (!strncmp(path, dkms_dir, strlen(dkms_dir)))
+		return true;
+	for (size_t i = 0; i < dkms->n; i++)
+		if (!strcmp(path, dkms->v[i]))
+			return true;
+	return false;
+}
+
+/* The one reason of a line: the kernel's first refusal, else the flag that matters. */
+static const char *one_reason(const struct tg_verdict *v)
+{
+	if (v->error)
+		return v->error;
+	if (!v->loads && v->n_refusals && v->refusals[0].reason)
+		return v->refusals[0].reason;
+	for (size_t i = 0; i < v->n_flags; i++)
+		if (v->flags[i].letter == 'P' && v->flags[i].reason)
+			return v->flags[i].reason;
+	for (size_t i = 0; i < v->n_flags; i++)
+		if (v->flags[i].letter != 'O' && v->flags[i].letter != 'E' && v->flags[i].reason)
+			return v->flags[i].reason;
+	return v->n_reasons && v->reasons[0] ? v->reasons[0] : "no reason given";
+}
+
+int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
+{
+	static const char *const subs[] = { "extra", "updates" };
+	struct strv files = { 0 };
+	struct target *t = NULL;
+	struct judgement j = { 0 };
+	char dir[PATH_MAX], dkms_dir[PATH_MAX];
+	int affected = 0;
+
+	bfmt(dkms_dir, sizeof(dkms_dir), "%s/%s/updates/dkms/", s->install_tree, k);
+	for (size_t i = 0; i < 2; i++) {
+		struct strv all = { 0 };
+
+		bfmt(dir, sizeof(dir), "%s/%s/%s", s->install_tree, k, subs[i]);
+		collect_modules(&all, dir, true);
+		for (size_t f = 0; f < all.n; f++)
+			if (!from_dkms(all.v[f], dkms_dir, dkms))
+				strv_push(&files, all.v[f]);
+		strv_free(&all);
+	}
+	if (!files.n)
+		goto out;
+	t = calloc(files.n, sizeof(*t));
+	if (!t)
+		goto out;
+	for (size_t i = 0; i < files.n; i++)
+		t[i].path = files.v[i];
+	if (judge(s, k, t, files.n, NULL, &j) < 0 || j.n != files.n)
+		goto out;
+	for (size_t i = 0; i < j.n; i++) {
+		const struct tg_verdict *v = &j.v[i];
+		char taint[32] = "";
+
+		if (v->action == TG_ACTION_ALLOW)
+			continue;
+		affected++;
+		tg_taint_string(v->taint_kernel, taint, sizeof(taint));
+		if (!v->loads)
+			msg("kernel %s: module %s (%s, not from DKMS): will be refused: %s "
+			    "[policy rule %s]", k, v->module ? v->module : "?", v->path, one_reason(v),
+			    v->rule ? v->rule : "?");
+		else
+			msg("kernel %s: module %s (%s, not from DKMS): will taint the kernel '%s'%s: "
+			    "%s [policy rule %s]", k, v->module ? v->module : "?", v->path,
+			    *taint ? taint : "-", v->action == TG_ACTION_DENY ? " (policy: deny)" : "",
+			    one_reason(v), v->rule ? v->rule : "?");
+	}
+	if (affected)
+		msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "
+		    "left in place (the kernel upgrade goes on)", k, affected);
+out:
+	judgement_free(&j);
+	free(t);
+	strv_free(&files);
+	return affected;
+}

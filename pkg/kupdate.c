@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A kernel update: which out-of-tree modules of a root will be loadable under
+ * the kernel release R being installed (docs/kernel-update.md).  The loader
+ * of R finds modules anywhere in ROOT/lib/modules/R/; the kernel's own tree
+ * (kernel/) is the kernel package's, so what is left to judge is extra/,
+ * updates/ and weak-updates/.  RHEL's weak-modules links a kmod built for an
+ * older kernel (in that kernel's extra/) into R's weak-updates/ when R
+ * exports every symbol the module imports with the CRC the module recorded;
+ * that check is reproduced here so that a kmod is judged as R would meet it
+ * before the script has run (it runs in the kernel's %posttrans).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rpm/rpmts.h>
+
+#include "pkg.h"
+
+static const char *const mod_tops[] = { "/lib/modules", "/usr/lib/modules" };
+static const char *const mod_subs[] = { "extra", "updates", "weak-updates" };
+
+/* Depth of directories below extra/ ... walked: a bound, not a limit kmods meet. */
+#define WALK_DEPTH 8
+
+struct walk {
+	const char *root;
+	rpmts ts;
+	const struct tg_limits *lim;
+	struct pkg_kmod *v;
+	size_t n, cap;
+	int err;
+};
+
+bool pkg_weak_modules_present(const char *root)
+{
+	static const char *const where[] = { "/usr/sbin/weak-modules", "/sbin/weak-modules" };
+	bool found = false;
+
+	for (size_t i = 0; i < 2 && !found; i++) {
+		char *p = tg_root_resolve(root, where[i]);
+		struct stat sb;
+
+		found = p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+		free(p);
+	}
+	return found;
+}
+
+static char *owner_of(rpmts ts, const char *file)
+{
+	char **names = NULL, *o = NULL;
+	size_t n = 0, cap = 0;
+
+	if (ts && pkg_rpmdb_owners(ts, file, &names, &n, &cap) == 0 && n)
+		o = strdup(names[0]);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return o;
+}
+
+/* Read @file (inside the root) as a module into a new entry found at @path. */
+static struct pkg_kmod *add(struct walk *w, const char *path, const char *file,
+			    enum pkg_kmod_place place)
+{
+	struct tg_error err = { 0 };
+	struct pkg_kmod *e;
+	char *host;
+
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 16;
+		struct pkg_kmod *nv = realloc(w->v, nc * sizeof(*nv));
+
+		if (!nv) {
+			w->err = -ENOMEM;
+			return NULL;
+		}
+		w->v = nv;
+		w->cap = nc;
+	}
+	e = &w->v[w->n];
+	memset(e, 0, sizeof(*e));
+	e->path = strdup(path);
+	e->file = strdup(file);
+	e->place = place;
+	if (!e->path || !e->file) {
+		free(e->path), free(e->file);
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	w->n++;
+	/* every link resolved inside the root: weak-updates/ links are absolute */
+	host = tg_root_resolve(w->root, file);
+	if (!host || tg_module_open_path(host, w->lim, &e->m, &err) < 0)
+		e->error = strdup(host ? err.msg : "cannot resolve the path in the root");
+	free(host);
+	e->owner = owner_of(w->ts, file);
+	return e;
+}
+
+/* Is this root-relative path already an entry (a link and its target, /lib = /usr/lib)? */
+static bool have_file(const struct walk *w, const char *file)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].path, file))
+			return true;
+	return false;
+}
+
+typedef void (*found_fn)(struct walk *w, const char *path, const char *rel, void *arg);
+
+/* Every module file below @dir (inside the root), in name order; @rel is below the base. */
+static void walk_dir(struct walk *w, const char *dir, const char *rel, int depth, found_fn fn,
+		     void *arg)
+{
+	char *host = tg_root_resolve(w->root, dir);
+	struct dirent **ents = NULL;
+	int n = host ? scandir(host, &ents, NULL, alphasort) : -1;
+
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		char *p = NULL, *r = NULL, *hp = NULL;
+		struct stat sb;
+
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			goto next;
+		p = pkg_strf("%s/%s", dir, name);
+		r = pkg_strf("%s%s%s", rel, *rel ? "/" : "", name);
+		hp = p ? pkg_strf("%s/%s", host, name) : NULL;
+		if (!p || !r || !hp) {
+			w->err = -ENOMEM;
+			goto next;
+		}
+		if (lstat(hp, &sb) < 0)
+			goto next;
+		if (S_ISDIR(sb.st_mode) && depth < WALK_DEPTH)
+			walk_dir(w, p, r, depth + 1, fn, arg);
+		else if ((S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)) && tg_module_file_name(name))
+			fn(w, p, r, arg);
+next:
+		free(p), free(r), free(hp);
+		free(ents[i]);
+	}
+	free(ents);
+	free(host);
+}
+
+static void found_own(struct walk *w, const char *path, const char *rel, void *arg)
+{
+	(void)rel, (void)arg;
+	if (!have_file(w, path))
+		add(w, path, path, PKG_KMOD_OWN);
+}
+
+/* Two spellings of one directory (/lib -> usr/lib): walk it once. */
+static bool same_dir(const char *root, const char *a, const char *b)
+{
+	char *ha = tg_root_resolve(root, a), *hb = tg_root_resolve(root, b);
+	bool same = ha && hb && !strcmp(ha, hb);
+
+	free(ha), free(hb);
+	return same;
+}
+
+/*
+ * weak-modules' check, as the script does it with depmod -E against R's
+ * symvers: every symbol the module imports (undefined in its symbol table)
+ * is exported by R, with the CRC the module's version table records for it.
+ * Version records of symbols it does not import (module_layout) are not
+ * looked at, as depmod does not; an import without a record is not either.
+ * A weak import R lacks does not fail the load, nor the check.  NULL when
+ * the module passes, else why not (malloc'ed).
+ */
+static char *weak_incompatible(const struct tg_module *m, const struct tg_symvers *sv)
+{
+	if (!m)
+		return strdup("the module cannot be read");
+	if (!m->n_versions)
+		return strdup("it has no symbol versions");
+	for (size_t i = 0; i < m->n_imports; i++) {
+		const struct tg_import *im = &m->imports[i];
+		const struct tg_ksym *k;
+		uint32_t crc;
+
+		if (!im->name || !*im->name)
+			continue;
+		k = tg_symvers_lookup(sv, im->name);
+		if (!k) {
+			if (im->weak)
+				continue;
+			return pkg_strf("the kernel does not export %s", im->name);
+		}
+		if (tg_module_version_crc(m, im->name, &crc) && crc != k->crc)
+			return pkg_strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the kernel",
+					im->name, (unsigned)crc, (unsigned)k->crc);
+	}
+	return NULL;
+}
+
+struct weak_arg {
+	const char *rdir;	/* /lib/modules/R */
+	const struct tg_symvers *sv;
+};
+
+/* A module in another kernel's extra/: what weak-modules would do with it for R. */
+static void found_weak(struct walk *w, const char *path, const char *rel, void *arg)
+{
+	struct weak_arg *a = arg;
+	char *link = pkg_strf("%s/weak-updates/%s", a->rdir, rel);
+	char *base = strrchr(path, '/');
+	struct pkg_kmod *e;
+
+	if (!link) {
+		w->err = -ENOMEM;
+		return;
+	}
+	/* R has a module of that file name in its own extra/ or updates/: no link */
+	for (size_t i = 0; i < w->n; i++) {
+		const char *b = strrchr(w->v[i].path, '/');
+
+		if (w->v[i].place == PKG_KMOD_OWN && b && base && !strcmp(b, base)) {
+			free(link);
+			return;
+		}
+	}
+	if (!have_file(w, link) && (e = add(w, link, path, PKG_KMOD_WEAK)) != NULL &&
+	    (e->why = weak_incompatible(e->m, a->sv)) != NULL)
+		e->place = PKG_KMOD_WEAK_NOT;
+	free(link);
+}
+
+/* Other installed kernels' extra/ modules that weak-modules considers for R. */
+static void weak_candidates(struct walk *w, const char *release, const struct tg_symvers *sv)
+{
+	for (size_t t = 0; t < 2; t++) {
+		char *host, *rdir;
+		struct dirent **ents = NULL;
+		int n;
+
+		if (t == 1 && same_dir(w->root, mod_tops[0], mod_tops[1]))
+			break;
+		host = tg_root_resolve(w->root, mod_tops[t]);
+		rdir = pkg_strf("%s/%s", mod_tops[t], release);
+		n = host && rdir ? scandir(host, &ents, NULL, alphasort) : -1;
+		for (int i = 0; i < n; i++) {
+			const char *k = ents[i]->d_name;
+			char *extra = pkg_strf("%s/%s/extra", mod_tops[t], k);
+			struct weak_arg a = { rdir, sv };
+
+			if (extra && k[0] != '.' && strcmp(k, release) != 0)
+				walk_dir(w, extra, "", 0, found_weak, &a);
+			free(extra);
+			free(ents[i]);
+		}
+		free(ents);
+		free(host);
+		free(rdir);
+	}
+}
+
+int pkg_kupdate_modules(const char *root, const char *release, const struct tg_symvers *symvers,
+			rpmts ts, const struct tg_limits *lim, struct pkg_kmod **out, size_t *n)
+{
+	struct walk w = { .root = root && *root ? root : "/", .ts = ts, .lim = lim };
+
+	*out = NULL;
+	*n = 0;
+	if (!release || !*release || strchr(release, '/'))
+		return -EINVAL;
+	for (size_t t = 0; t < 2; t++) {
+		if (t == 1 && same_dir(w.root, mod_tops[0], mod_tops[1]))
+			break;
+		for (size_t s = 0; s < 3; s++) {
+			char *d = pkg_strf("%s/%s/%s", mod_tops[t], release, mod_subs[s]);
+
+			if (!d)
+				return pkg_kmods_free(w.v, w.n), -ENOMEM;
+			walk_dir(&w, d, "", 0, found_own, NULL);
+			free(d);
+		}
+	}
+	if (symvers && pkg_weak_modules_present(w.root))
+		weak_candidates(&w, release, symvers);
+	if (w.err < 0) {
+		pkg_kmods_free(w.v, w.n);
+		return w.err;
+	}
+	*out = w.v;
+	*n = w.n;
+	return 0;
+}
+
+void pkg_kmods_free(struct pkg_kmod *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].file);
+		free(v[i].owner);
+		free(v[i].why);
+		tg_module_free(v[i].m);
+		free(v[i].error);
+	}
+	free(v);
+}
+
+/* R of a kernel image path: /boot/vmlinuz-R, (/usr)/lib/modules/R/vmlinuz. */
+static bool image_release(const char *path, char *buf, size_t len)
+{
+	const char *b = strrchr(path, '/');
+
+	if (!strncmp(path, "/boot/vmlinuz-", 14) && !strchr(path + 14, '/') && path[14])
+		return snprintf(buf, len, "%s", path + 14) < (int)len;
+	return b && !strcmp(b, "/vmlinuz") && tg_kernel_release_from_path(path, buf, len) == 0;
+}
+
+
+bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len)
+{
+	int fc = (int)rpmfilesFC(files);
+	char imgs[4][256];
+	size_t ni = 0;
+	bool ok = false;
+
+	/* images first: a package has one or two; then their symvers and .config */
+	for (int i = 0; i < fc && ni < 4; i++) {
+		char *fn = rpmfilesFN(files, i);
+
+		if (fn && S_ISREG(rpmfilesFMode(files, i)) &&
+		    image_release(fn, imgs[ni], sizeof(imgs[ni])))
+			ni++;
+		free(fn);
+	}
+	for (size_t k = 0; k < ni && !ok; k++) {
+		bool sv = false, cfg = false;
+
+		for (int i = 0; i < fc && !(sv && cfg); i++) {
+			struct pkg_class c;
+			char *fn = rpmfilesFN(files, i);
+			enum pkg_kind kind = fn ? pkg_classify(fn, &c) : PKG_OTHER;
+
+			if (kind != PKG_OTHER && kind != PKG_MODULE && !strcmp(c.release, imgs[k])) {
+				sv |= kind == PKG_SYMVERS;
+				cfg |= kind == PKG_CONFIG;
+			}
+			free(fn);
+		}
+		if (sv && cfg)
+			ok = snprintf(buf, len, "%s", imgs[k]) < (int)len;
+	}
+	return ok;
+}
