@@ -2,7 +2,7 @@
 # Kernel updates (docs/kernel-update.md), with real parts: kernel RPMs built
 # here from Debian's 6.1 kernel (the installed linux-image/linux-headers) and
 # 6.12 kernel (bookworm-backports' linux-image/linux-headers .debs, fetched
-# with apt-get download into a private cache and unpacked with dpkg-deb -x,
+# by tests/kernel/target.sh into a private cache and unpacked with dpkg-deb -x,
 # never installed on the host), kmod RPMs built for 6.1 from
 # tests/kupdate/src, and the real rpm installing them into a --root with the
 # plugin from the build tree.
@@ -25,7 +25,8 @@
 # check, it never runs it).  Last, the real 6.12 is booted under QEMU (TCG)
 # and loads every build: what it does must equal taintguard's prediction.
 #
-# Env: TG_KUPDATE_CACHE (default /var/tmp/taintguard-kupdate) holds the .debs.
+# Env: TG_KERNEL (tests/lib/kernel.sh) the old kernel; TG_KERNELS_DIR the
+# cache of tests/kernel/target.sh, which fetches the 6.12 packages.
 # Needs root, rpm, rpmbuild, apt-get, dpkg-deb, qemu-system-x86_64, a static
 # busybox, network on the first run.
 # Prints "ok - ..."/"not ok - ..." and "N passed, N failed".
@@ -35,8 +36,8 @@ REPO=$PWD
 B=${B:-build}
 PLUGDIR=${TG_PLUGDIR:-$REPO/$B}
 TG=$REPO/$B/taintguard
-K1=${TG_KERNEL:-$(ls -1 /lib/modules | sort -V | tail -n 1)}
-CACHE=${TG_KUPDATE_CACHE:-/var/tmp/taintguard-kupdate}
+. tests/lib/kernel.sh
+K1=$TG_KERNEL
 SPEC=$REPO/tests/rpm/specs/tgtest.spec
 
 pass=0
@@ -63,38 +64,11 @@ KB=/lib/modules/$K1/build
 [ -f "$KB/Module.symvers" ] || bail "no $KB/Module.symvers (linux-headers-$K1)"
 [ -f "/boot/vmlinuz-$K1" ] && [ -f "/boot/config-$K1" ] || bail "no /boot/vmlinuz-$K1"
 
-# --- Debian's 6.12 from bookworm-backports, into a private directory ----------
-fetch_612() {
-	local o="-o Dir::Etc::sourcelist=$CACHE/apt/sources.list -o Dir::Etc::sourceparts=-
-		-o Dir::State::Lists=$CACHE/apt/lists -o Dir::Cache::pkgcache=
-		-o Dir::Cache::srcpkgcache=" v
-	mkdir -p "$CACHE/apt/lists/partial" "$CACHE/debs"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"http://deb.debian.org/debian bookworm-backports main" >"$CACHE/apt/sources.list"
-	# shellcheck disable=SC2086
-	apt-get $o update >"$CACHE/apt.log" 2>&1 || return 1
-	# shellcheck disable=SC2086
-	v=$(apt-cache $o pkgnames linux-image-6.12. | grep -E '^linux-image-6\.12\.[0-9]+\+(bpo|deb12)-amd64$' |
-		sort -V | tail -n 1)
-	[ -n "$v" ] || return 1
-	v=${v#linux-image-}
-	v=${v%-amd64}
-	# shellcheck disable=SC2086
-	(cd "$CACHE/debs" && apt-get $o download "linux-image-$v-amd64" \
-		"linux-headers-$v-amd64" "linux-headers-$v-common" "linux-kbuild-$v") \
-		>>"$CACHE/apt.log" 2>&1
-}
-X=$CACHE/x612
-if ! ls "$X"/boot/vmlinuz-6.12.* >/dev/null 2>&1; then
-	ls "$CACHE"/debs/linux-image-6.12.*.deb >/dev/null 2>&1 || fetch_612 ||
-		bail "cannot fetch Debian's 6.12 from bookworm-backports (see $CACHE/apt.log)"
-	rm -rf "$X" && mkdir -p "$X"
-	for d in "$CACHE"/debs/*.deb; do dpkg-deb -x "$d" "$X" || bail "dpkg-deb -x $d"; done
-	# the headers include their common half by absolute path: the private copy's
-	sed -i "s|^include /usr/src/|include $X/usr/src/|" "$X"/usr/src/linux-headers-6.12.*-amd64/Makefile
-fi
-K2=$(basename "$(ls -d "$X"/lib/modules/6.12.* | head -n 1)")
-H2=$(ls -d "$X/usr/src/linux-headers-$K2")
+# --- Debian's 6.12 from bookworm-backports, unpacked, never installed --------
+# tests/kernel/target.sh fetches it once (network) into a private apt state and
+# caches it for the real-kernel harness too.
+read -r X K2 _ < <(tests/kernel/target.sh 6.12) || bail "cannot fetch Debian's 6.12 (tests/kernel/target.sh 6.12)"
+H2=$X/usr/src/linux-headers-$K2
 [ -f "$H2/Module.symvers" ] || bail "no Module.symvers in $H2"
 echo "# kernels: $K1 (host) -> $K2 (bookworm-backports, unpacked in $X)"
 
