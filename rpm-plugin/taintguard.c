@@ -265,6 +265,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		judge[i]->n_mods = 0;
 	}
 	free(judge);
+	tgp_report_unchecked(st);
 	tgp_guard_check(st, ts);
 	if (st->test)	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)

@@ -87,6 +87,8 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n);
 /* Log the verdicts of @pkg; @refuse: rpmlog errors + how to override. */
 void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse);
 bool tgp_deny_definite(const struct tg_verdict *v);
+/* Once per transaction: the target root has no kernel to judge against. */
+void tgp_report_unchecked(struct tgp_state *st);
 
 /*
  * guard.c: added packages that ship files deciding whether taintguard runs
