@@ -95,6 +95,7 @@ void tgp_reset(struct tgp_state *st)
 	free(st->rootpfx);
 	st->rootpfx = NULL;
 	st->chrooted = false;
+	st->unchecked_said = false;
 }
 
 static void warn_kernel_file(void *ctx, const char *msg)
@@ -224,12 +225,16 @@ bool tgp_deny_definite(const struct tg_verdict *v)
  * Once per transaction: the target root has no kernel to judge against (no
  * Module.symvers, no vermagic).  Every verdict then lacks the same facts;
  * saying so on each module's line would bury the reason that decided it.
+ * Said with the first report (psm_pre), where dnf5 shows it, not in tsm_pre.
  */
-void tgp_report_unchecked(struct tgp_state *st)
+static void report_unchecked(struct tgp_state *st, bool echo)
 {
 	const char *kernel = NULL;
 	bool none = false;
 
+	if (st->unchecked_said)
+		return;
+	st->unchecked_said = true;
 	for (size_t i = 0; i < st->n_pkgs && !none; i++)
 		for (size_t j = 0; j < st->pkgs[i].nv && !none; j++) {
 			const struct tg_verdict *v = &st->pkgs[i].v[j];
@@ -243,9 +248,9 @@ void tgp_report_unchecked(struct tgp_state *st)
 				}
 		}
 	if (none)
-		rpmlog(RPMLOG_WARNING, "taintguard: not fully checked: the target root has no "
-		       "kernel%s%s to judge against (no Module.symvers): GPL-only symbols, CRCs "
-		       "and version magic are unknown\n", kernel ? " " : "", kernel ? kernel : "");
+		tgp_say(st, RPMLOG_WARNING, echo, "taintguard: not fully checked: the target root has "
+			"no kernel%s%s to judge against (no Module.symvers): GPL-only symbols, CRCs "
+			"and version magic are unknown\n", kernel ? " " : "", kernel ? kernel : "");
 }
 
 /*
@@ -257,8 +262,10 @@ void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse)
 {
 	const char *pol = st->policy_path ? st->policy_path : TG_SYSCONFDIR "/policy.yaml";
 	const char *firstmod = NULL;
+	bool echo = refuse && !st->test;	/* a refused element gets no callback of its own */
 	char line[512];
 
+	report_unchecked(st, echo);
 	for (size_t i = 0; i < pkg->nv; i++) {
 		const struct tg_verdict *v = &pkg->v[i];
 		struct tg_verdict shown;
@@ -282,18 +289,18 @@ void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse)
 		shown = *v;	/* shallow: the line names the package by its NEVRA */
 		shown.package = pkg->nevra;
 		tg_verdict_headline(&shown, what, line, sizeof(line));
-		rpmlog(lvl, "taintguard: %s\n", line);
+		tgp_say(st, lvl, echo, "taintguard: %s\n", line);
 	}
 	if (st->policy_fallback && pkg->action != TG_ACTION_ALLOW)
-		rpmlog(refuse ? RPMLOG_ERR : RPMLOG_WARNING,
-		       "taintguard: judged with the built-in policy: %s could not be loaded\n",
-		       st->policy_path);
+		tgp_say(st, refuse ? RPMLOG_ERR : RPMLOG_WARNING, echo,
+			"taintguard: judged with the built-in policy: %s could not be loaded\n",
+			st->policy_path);
 	if (refuse && pkg->action == TG_ACTION_DENY)
-		rpmlog(RPMLOG_ERR, "taintguard: to install %s anyway, add an exception "
-		       "(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
-		       "or set the rpm macro _taintguard_mode to warn (rpm --define "
-		       "'_taintguard_mode warn'); details: taintguard explain %s.rpm\n",
-		       pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol, pkg->nevra);
+		tgp_say(st, RPMLOG_ERR, echo, "taintguard: to install %s anyway, add an exception "
+			"(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
+			"or set the rpm macro _taintguard_mode to warn (rpm --define "
+			"'_taintguard_mode warn'); details: taintguard explain %s.rpm\n",
+			pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol, pkg->nevra);
 	else if (pkg->action != TG_ACTION_ALLOW && !st->test)
 		rpmlog(RPMLOG_WARNING, "taintguard: details: taintguard explain %s\n", pkg->name);
 }

@@ -195,6 +195,7 @@ static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 		return RPMRC_NOTFOUND;
 	}
 	tg_limits_default(&st->lim);
+	st->hidden_log = tgp_client_hides_log();
 	read_config(plugin, st);
 	check_hook_table();
 	if (tg_ctx_new(&st->ctx) < 0) {
@@ -265,7 +266,6 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		judge[i]->n_mods = 0;
 	}
 	free(judge);
-	tgp_report_unchecked(st);
 	tgp_guard_check(st, ts);
 	if (st->test)	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)
@@ -278,7 +278,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
 {
 	tgp_report(st, pkg, true);
-	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s\n", pkg->nevra);
 	pkg->refused = true;
 	return RPMRC_FAIL;
 }
@@ -424,7 +424,8 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 		if (pkg->v[i].action == TG_ACTION_DENY && (last || tgp_deny_definite(&pkg->v[i])) &&
 		    st->mode == TGP_ENFORCE) {
 			tgp_report(st, pkg, true);
-			rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+			tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s\n",
+				pkg->nevra);
 			pkg->refused = true;
 			rc = RPMRC_FAIL;
 			break;

@@ -66,6 +66,8 @@ struct tgp_state {
 	 * they only fill in what the target root lacks (a kernel installed now).
 	 */
 	struct pkg_kernelset *ks;
+	bool hidden_log;	/* the application shows rpmlog lines late or never (client.c) */
+	bool unchecked_said;	/* "not fully checked" said for this transaction */
 	/* files that would switch taintguard off, per added package (guard.c) */
 	struct tgp_guard *guard;
 };
@@ -87,8 +89,6 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n);
 /* Log the verdicts of @pkg; @refuse: rpmlog errors + how to override. */
 void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse);
 bool tgp_deny_definite(const struct tg_verdict *v);
-/* Once per transaction: the target root has no kernel to judge against. */
-void tgp_report_unchecked(struct tgp_state *st);
 
 /*
  * guard.c: added packages that ship files deciding whether taintguard runs
@@ -101,6 +101,12 @@ rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te);
 /* rpm >= 6.1: the %pretrans of package @nevra (@len bytes), run before its psm_pre. */
 rpmRC tgp_guard_scriptlet_pre(struct tgp_state *st, const char *nevra, size_t len);
 void tgp_guard_reset(struct tgp_state *st);
+
+/* client.c: an application (dnf5) that keeps rpmlog lines from the terminal */
+bool tgp_client_hides_log(void);
+/* rpmlog(@lvl, ...) and, when @echo and the application hides rpmlog lines, stderr too. */
+void tgp_say(struct tgp_state *st, int lvl, bool echo, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */
 int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg);
