@@ -6,7 +6,9 @@
  * and shows the buffer only at the next element's INST_STOP, UNINST_STOP,
  * SCRIPT_STOP or UNPACK_ERROR callback.  An element refused in psm_pre gets
  * none of these (rpm calls no callback for it), so when nothing follows it
- * the reason is only in dnf5.log.  docs/clients.md has the details.
+ * the reason is only in dnf5.log.  dnf 4 does the same with a file: it points
+ * rpmlog at a temporary file (rpm.setLogFile) and shows that file's new lines
+ * at the same callbacks.  docs/clients.md has the details.
  */
 #include <link.h>
 #include <stdarg.h>
@@ -31,9 +33,18 @@ static int find_libdnf5(struct dl_phdr_info *info, size_t size, void *data)
 	return strncmp(base, "libdnf5.so", 10) == 0;
 }
 
+/* rpmlog writes to a file of the application's, not to the terminal (dnf 4). */
+static bool log_to_file(void)
+{
+	FILE *f = rpmlogSetFile(NULL);	/* the only way to read it: set back at once */
+
+	rpmlogSetFile(f);
+	return f && f != stderr && f != stdout;
+}
+
 bool tgp_client_hides_log(void)
 {
-	return dl_iterate_phdr(find_libdnf5, NULL) != 0;
+	return log_to_file() || dl_iterate_phdr(find_libdnf5, NULL) != 0;
 }
 
 void tgp_say(struct tgp_state *st, int lvl, bool echo, const char *fmt, ...)

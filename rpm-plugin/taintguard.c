@@ -195,7 +195,6 @@ static rpmRC taintguard_init(rpmPlugin plugin, rpmts ts)
 		return RPMRC_NOTFOUND;
 	}
 	tg_limits_default(&st->lim);
-	st->hidden_log = tgp_client_hides_log();
 	read_config(plugin, st);
 	check_hook_table();
 	if (tg_ctx_new(&st->ctx) < 0) {
@@ -242,6 +241,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		rpmlog(RPMLOG_ERR, "taintguard: out of memory; the kernel files of this "
 		       "transaction's packages are not used\n");
 	st->test = rpmtsFlags(ts) & RPMTRANS_FLAG_TEST;
+	st->hidden_log = tgp_client_hides_log();	/* dnf 4 sets its log file per transaction */
 	st->root = strdup(root ? root : "/");
 	st->rootpfx = strdup(st->root);
 	for (size_t l = strlen(st->rootpfx); l > 0 && st->rootpfx[l - 1] == '/'; l--)
