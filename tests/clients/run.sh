@@ -127,7 +127,7 @@ rpmq_dnf5() { in_sid rpm --root "$R" --dbpath /var/lib/rpm -qa --qf '%{NEVRA}\n'
 setup_dnf() {
 	macros "$REPO/$B"
 	mkdir -p "$W/repos.d"
-	printf '[tg]\nname=taintguard client test\nbaseurl=file://%s\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
+	printf '[tg]\nname=tg client test\nbaseurl=file://%s\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
 		"$REPODIR" >"$W/repos.d/tg.repo"
 }
 setup_zypper() {
@@ -206,7 +206,7 @@ for C in $CLIENTS; do
 	run_client downgrade $(verb $C downgrade) kmod-tgok-0.9
 	check "$C downgrade: 0.9 installed ($(rpmq_$C), exit $RC)" \
 		installed_is "kmod-tgok-0.9-1.noarch kmod-tgprop-1.0-1.noarch "
-	check "$C downgrade: nothing said of an allowed package" bash -c "! grep -q 'taintguard' <<<\"\$0\"" "$OUT"
+	check "$C downgrade: nothing said of an allowed package" bash -c "! grep -q 'taintguard:' <<<\"\$0\"" "$OUT"
 	echo "$C downgrade: exit $RC" >>"$W/exits"
 	# 4. reinstall of the marked package: marked again, record kept
 	run_client reinstall $(verb $C reinstall) kmod-tgprop
