@@ -2,13 +2,13 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 guard dkms package kernel sanitize (default: all); rpm-matrix: the
+# rpm-4.16 rpm-4.20 rpm-6.1 clients guard dkms package kernel sanitize (default: all); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 guard dkms package kernel sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 clients guard dkms package kernel sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -74,6 +74,8 @@ for s in $SUITES; do
 	rpm) run_suite rpm tests/rpm/run.sh ;;
 	# the same suite with other rpm releases (tests/rpm/matrix.sh)
 	rpm-4.16 | rpm-4.20 | rpm-6.1) run_suite "$s" tests/rpm/matrix.sh "${s#rpm-}" ;;
+	# dnf 4, zypper (host) and dnf5 (unstable chroot) installing from a local repository
+	clients) run_suite clients tests/clients/run.sh ;;
 	guard) run_suite guard tests/guard/run.sh ;;	# packages and files that would switch taintguard off
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	package) run_suite package tests/package/run.sh ;;
