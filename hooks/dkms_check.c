@@ -227,9 +227,15 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	fprintf(msg_stream(), PROG ": %s\n", head);
 	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
 	line("kernel %s, taint %s, file %s", kernel, *taint ? taint : "none", v->path ? v->path : "?");
+	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons)	/* too long for the line */
+		line("reason: %s", v->reasons[0]);
 	if (j->policy_error[0])
 		line("policy: could not be loaded (%s): judged with the built-in policy",
 		     j->policy_error);
+	line("policy: rule '%s' of %s -> %s%s%s%s", v->rule ? v->rule : "?",
+	     tg_policy_source(j->policy), tg_action_name(v->action),
+	     v->justification ? " (" : "", v->justification ? v->justification : "",
+	     v->justification ? ")" : "");
 	if (outcome)
 		line("%s", outcome);
 	if (v->action == TG_ACTION_DENY)

@@ -66,7 +66,8 @@ static const char *unknown_note(const struct tg_verdict *v)
 /*
  * In the order of the default policy's rules (unreadable, refused by the
  * kernel, forced taint, taint P, incomplete), then any other taint; an
- * exception decides before any.
+ * exception, or the guard (a file that could switch taintguard off), decides
+ * before any.
  */
 int tg_verdict_reason(const struct tg_verdict *v, char *buf, size_t len)
 {
@@ -86,6 +87,11 @@ int tg_verdict_reason(const struct tg_verdict *v, char *buf, size_t len)
 	}
 	if (v->justification)
 		return snprintf(buf, len, "policy exception: %s", v->justification);
+	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons) {
+		/* a file that could switch taintguard off decided (DKMS hook), said first */
+		clause(v->reasons[0], REASON_MAX, c, sizeof(c));
+		return snprintf(buf, len, "%s", c);
+	}
 	if (!v->loads && v->n_refusals) {
 		const struct tg_refusal *r = &v->refusals[0];
 
