@@ -109,10 +109,12 @@ chroot)
 	dir=$(tests/lib/chroot.sh path "$CHROOT" 2>"$OUT/chroot.log") ||
 		bail "chroot $CHROOT: $(tail -n 3 "$OUT/chroot.log")"
 	elapsed "chroot $CHROOT ready"
-	# the target kernel's facts the suite copies into its roots
+	# the target kernel's facts the suite copies into its roots: its module
+	# tree, headers (Module.symvers) and /boot (config, the image whose
+	# certificates verify signatures)
 	in_chroot() {
 		tests/lib/chroot.sh run "$CHROOT" --bind "$REPO" --bind "/lib/modules/$K" \
-			--bind "/usr/src/linux-headers-$K" -- "$@"
+			--bind "/usr/src/linux-headers-$K" --bind /boot -- "$@"
 	}
 	have=$(in_chroot rpm --version 2>&1) || bail "rpm does not run in $CHROOT: $have"
 	is_version "$have" || bail "$CHROOT's rpm is '$have'"
