@@ -21,6 +21,7 @@ PKGS="
   dkms
   qemu-system-x86 busybox-static
   createrepo-c
+  dnf zypper
   librepo-dev libcreaterepo-c0 libglib2.0-dev
   wget
   clang libclang-rt-14-dev valgrind

@@ -108,6 +108,23 @@ static void count(const struct audit *a, struct counts *c)
 
 /* -------------------------------------------------------------- text */
 
+/* The one line rpm, dnf, zypper and dkms print, for each module not allowed. */
+static void print_headlines(const struct audit_pkg *p, FILE *out)
+{
+	char line[512];
+
+	for (size_t j = 0; j < p->n_mods; j++) {
+		struct tg_verdict v = p->mods[j]->v;	/* shallow: only the package differs */
+
+		if (v.action == TG_ACTION_ALLOW)
+			continue;
+		if (p->nevra)
+			v.package = p->nevra;
+		tg_verdict_headline(&v, NULL, line, sizeof(line));
+		fprintf(out, "  %s\n", line);
+	}
+}
+
 int report_text(const struct audit *a, FILE *out)
 {
 	struct counts c;
@@ -154,6 +171,7 @@ int report_text(const struct audit *a, FILE *out)
 			else
 				fputs("no export table found (GPL-only imports unknown)\n", out);
 		}
+		print_headlines(p, out);
 	}
 	count(a, &c);
 	fprintf(out, "\n%zu package%s with kernel modules: %zu deny, %zu mark, %zu allow, %zu error; "

@@ -50,7 +50,7 @@ struct entry {
 static void status_usage(FILE *out)
 {
 	fputs("Usage: taintguard status [--root DIR] [--dbpath DIR] [--format text|json]\n"
-	      "                         [--check LIST] [--skip LIST]\n"
+	      "                         [--check LIST] [--skip LIST] [-v]\n"
 	      "       taintguard status --accept [--root DIR] [--dbpath DIR]\n\n"
 	      "Whether taintguard is still on guard, and the installed packages (rpm) and\n"
 	      "DKMS modules that taintguard marked, or let through in warn mode although\n"
@@ -72,6 +72,8 @@ static void status_usage(FILE *out)
 	      "      --accept       record the state as it is now as accepted (the mode,\n"
 	      "                     digests of the policy, plugin and DKMS hook) in\n"
 	      "                     ROOT/var/lib/taintguard/guard.conf, after checking it\n"
+	      "  -v, --verbose      every reason of every module and the rule that decided\n"
+	      "                     (the full explanation: taintguard explain PACKAGE)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n\n"
 	      "Exit codes: 0 nothing marked, 1 marked packages present (or only stale\n"
@@ -434,12 +436,11 @@ static const char *state_text(const struct entry *e)
 	return "";
 }
 
-static void print_text(const struct entry *e)
+/* One record; @verbose: every reason of every module and the rule (taintguard explain). */
+void status_print_record(const struct tg_record *rec, const char *state, bool verbose)
 {
-	const struct tg_record *rec = e->rec;
-
 	printf("%s (%s): %s%s\n", rec->package, tg_record_source_name(rec->source),
-	       tg_action_name(rec->action), state_text(e));
+	       tg_action_name(rec->action), state);
 	if (rec->kernel)
 		printf("  kernel %s\n", rec->kernel);
 	for (size_t i = 0; i < rec->n_modules; i++) {
@@ -447,10 +448,21 @@ static void print_text(const struct entry *e)
 
 		printf("  %s: module %s, taint %s", m->path ? m->path : "?", m->module ? m->module : "?",
 		       *m->taint ? m->taint : "none");
+		if (verbose) {
+			printf(", rule %s -> %s\n", m->rule ? m->rule : "?", tg_action_name(m->action));
+			for (size_t k = 0; k < m->n_reasons; k++)
+				printf("    %s\n", m->reasons[k]);
+			continue;
+		}
 		if (m->n_reasons > 0)
 			printf(": %s", m->reasons[0]);
 		putchar('\n');
 	}
+}
+
+static void print_text(const struct entry *e, bool verbose)
+{
+	status_print_record(e->rec, state_text(e), verbose);
 }
 
 static void json_field(const char *key, const char *val, bool last)
@@ -586,6 +598,7 @@ int cmd_status(int argc, char **argv)
 		{ "check", required_argument, NULL, 'C' },
 		{ "skip", required_argument, NULL, 'S' },
 		{ "accept", no_argument, NULL, 'A' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -597,11 +610,11 @@ int cmd_status(int argc, char **argv)
 	char **paths = NULL, *dir = NULL, *why = NULL, *absroot = NULL;
 	struct status_check checks[4];
 	unsigned which = STATUS_GUARD | STATUS_RECORDS, skip = 0;
-	bool accept = false;
+	bool accept = false, verbose = false;
 	size_t n = 0, nc = 0;
 	int opt, rc = TG_EXIT_ERROR;
 
-	while ((opt = getopt_long(argc, argv, "r:f:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:f:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r': root = optarg; break;
 		case 'D': dbpath = optarg; break;
@@ -614,6 +627,7 @@ int cmd_status(int argc, char **argv)
 				return TG_EXIT_ERROR;
 			break;
 		case 'A': accept = true; break;
+		case 'v': verbose = true; break;
 		case 'f':
 			if (cli_parse_format(optarg, &fmt) < 0 || fmt == FMT_JUNIT || fmt == FMT_SARIF) {
 				cli_error("status: unknown format '%s' (text or json)", optarg);
@@ -680,7 +694,7 @@ int cmd_status(int argc, char **argv)
 		else
 			for (size_t i = 0; i < n; i++)
 				if (e[i].rec)
-					print_text(&e[i]);
+					print_text(&e[i], verbose);
 	}
 	rc = exit_code(e, n);
 exit_code:

@@ -20,7 +20,7 @@
  * Run taintguard-audit: the one next to this program first (a build tree,
  * or a package that puts both in one directory), else the installed one.
  */
-static int cmd_audit_exec(int argc, char **argv)
+int cmd_audit_exec(int argc, char **argv)
 {
 	char self[PATH_MAX], next[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -53,6 +53,7 @@ static const struct {
 } commands[] = {
 	{ "check", cmd_check, "predict what the kernel does with module files" },
 	{ "audit", cmd_audit_exec, "audit the kernel modules of packages, repositories or the system" },
+	{ "explain", cmd_explain, "the full explanation of a verdict: a marked package, or a file" },
 	{ "status", cmd_status, "list installed packages and DKMS modules taintguard marked" },
 	{ "policy", cmd_policy, "validate or show a policy" },
 };

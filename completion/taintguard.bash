@@ -3,7 +3,7 @@ _taintguard()
 {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="check audit status policy"
+	local cmds="check audit explain status policy"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
 		return
@@ -41,7 +41,8 @@ _taintguard()
 	case ${words[1]} in
 	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --limit --verbose --help" ;;
 	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --metalink --mirrorlist --ca-cert --cache --no-cache --jobs --max-module-size --limit --quiet --verbose --help" ;;
-	status) opts="--root --dbpath --format --help" ;;
+	status) opts="--root --dbpath --format --check --skip --accept --verbose --help" ;;
+	explain) opts="--root --help" ;;
 	policy)
 		if [[ $cword -eq 2 ]]; then
 			COMPREPLY=($(compgen -W "check show sync" -- "$cur"))

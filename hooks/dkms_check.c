@@ -209,50 +209,45 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
 		line("then run: %s", retry);
 }
 
+/*
+ * The same one line as rpm and audit (tg_verdict_headline), the kernel and
+ * file it is about, what dkms does now, and how to allow it: read once.
+ */
 void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 		    const char *package, const char *outcome, const char *retry)
 {
-	char taint[32] = "", nbuf[128];
+	char nbuf[128], head[512], taint[32];
 	const char *name = verdict_name(v, nbuf, sizeof(nbuf));
 	const char *kernel = v->kernel ? v->kernel : j->release ? j->release : "unknown";
-	const char *what = v->action == TG_ACTION_DENY ? "DENIED" : "MARKED";
+	struct tg_verdict shown = *v;	/* shallow: only the package differs */
 
 	if (v->action == TG_ACTION_ALLOW)
 		return;
-	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
+	shown.package = (char *)package;	/* none: the path names it */
+	tg_verdict_headline(&shown, NULL, head, sizeof(head));
 	fflush(stdout);
-	fprintf(msg_stream(), PROG ": %s by taintguard policy: module %s (dkms %s) for kernel %s\n",
-		what, name ? name : "?", package ? package : "?", kernel);
-	line("file: %s", v->path ? v->path : "?");
-	if (v->error) {
-		line("error: %s", v->error);
-	} else {
-		line("license: %s%s%s; taint flags: %s%s", v->license ? "'" : "",
-		     v->license ? v->license : "none", v->license ? "'" : "",
-		     taint[0] ? taint : "none",
-		     v->loads ? "" : "; the kernel would refuse to load it");
-	}
-	for (size_t i = 0; i < v->n_reasons; i++)
-		line("reason: %s", v->reasons[i]);
+	fprintf(msg_stream(), PROG ": %s\n", head);
+	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
+	line("kernel %s, taint %s, file %s", kernel, *taint ? taint : "none", v->path ? v->path : "?");
+	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons)	/* too long for the line */
+		line("reason: %s", v->reasons[0]);
 	if (j->policy_error[0])
 		line("policy: could not be loaded (%s): judged with the built-in policy",
 		     j->policy_error);
 	line("policy: rule '%s' of %s -> %s%s%s%s", v->rule ? v->rule : "?",
-		     tg_policy_source(j->policy), tg_action_name(v->action),
-		     v->justification ? " (" : "", v->justification ? v->justification : "",
-		     v->justification ? ")" : "");
+	     tg_policy_source(j->policy), tg_action_name(v->action),
+	     v->justification ? " (" : "", v->justification ? v->justification : "",
+	     v->justification ? ")" : "");
 	if (outcome)
 		line("%s", outcome);
 	if (v->action == TG_ACTION_DENY)
 		how_to_except(j, v, package, name, retry);
+	if (v->path)
+		line("details: taintguard explain %s", v->path);
 
 	openlog(PROG, LOG_PID, LOG_USER);
-	syslog(v->action == TG_ACTION_DENY ? LOG_WARNING : LOG_NOTICE,
-	       "%s module %s (dkms %s) for kernel %s: taint %s, rule %s: %s; %s",
-	       v->action == TG_ACTION_DENY ? "denied" : "marked", name ? name : "?",
-	       package ? package : "?", kernel, taint[0] ? taint : "none",
-	       v->rule ? v->rule : "?", v->n_reasons ? v->reasons[0] : "-",
-	       outcome ? outcome : "");
+	syslog(v->action == TG_ACTION_DENY ? LOG_WARNING : LOG_NOTICE, "%s (kernel %s)%s%s", head,
+	       kernel, outcome ? "; " : "", outcome ? outcome : "");
 	closelog();
 	fflush(msg_stream());
 }

@@ -784,6 +784,21 @@ int tg_parallel(size_t n, unsigned jobs, tg_task_fn fn, void *data);
 int tg_verdict_write_json(const struct tg_verdict *v, FILE *out);
 /* Human-readable: verdict first, then reasons. */
 int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose);
+/*
+ * The one reason that decided a verdict, short (about 70 characters): cannot
+ * be read, a policy exception, the kernel's refusal, the taint that decided
+ * (a forced taint, P, else the first), what could not be checked.  The same
+ * words in every front end.  Returns what snprintf returns.
+ */
+int tg_verdict_reason(const struct tg_verdict *v, char *buf, size_t len);
+/*
+ * The line a person reads once, about 120 characters:
+ * "WHAT PACKAGE: module NAME (FILE): REASON", FILE only when its name is not
+ * NAME.ko.  The rule and the rest: tg_verdict_write_text().  @what: NULL for the
+ * action's word ("refused", "marked", "allowed"); PACKAGE is v->package, else
+ * the path.
+ */
+int tg_verdict_headline(const struct tg_verdict *v, const char *what, char *buf, size_t len);
 /* JSON string escaping helper shared by front ends. */
 void tg_json_string(FILE *out, const char *s);
 

@@ -774,14 +774,14 @@ static void tgp_guard_report(struct tgp_state *st, struct gpkg *p, bool refuse)
 			lvl = RPMLOG_WARNING;
 			what = "marked";
 		}
-		rpmlog(lvl, "taintguard: %s: %s: %s: it could switch taintguard off: %s "
-		       "[policy rule %s]\n", p->nevra, f->path, what, f->why, f->rule ? f->rule : "?");
+		tgp_say(st, lvl, refuse, "taintguard: %s: %s: %s: it could switch taintguard off: %s "
+			"[policy rule %s]\n", p->nevra, f->path, what, f->why, f->rule ? f->rule : "?");
 	}
 	if (refuse && p->action == TG_ACTION_DENY)
-		rpmlog(RPMLOG_ERR, "taintguard: to install %s anyway, add an exception "
-		       "(package: \"%s\", file: \"%s\", action: allow, justification: ...) to %s, "
-		       "or run rpm with --define '_taintguard_mode warn'\n", p->nevra, p->name,
-		       first ? first : "*", pol);
+		tgp_say(st, RPMLOG_ERR, true, "taintguard: to install %s anyway, add an exception "
+			"(package: \"%s\", file: \"%s\", action: allow, justification: ...) to %s, "
+			"or run rpm with --define '_taintguard_mode warn'\n", p->nevra, p->name,
+			first ? first : "*", pol);
 }
 
 /* Refuse @p (enforce mode, deny) or warn about it, once. */
@@ -790,7 +790,7 @@ static rpmRC veto(struct tgp_state *st, struct gpkg *p)
 	p->seen = true;
 	if (p->action == TG_ACTION_DENY && st->mode == TGP_ENFORCE) {
 		tgp_guard_report(st, p, true);
-		rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", p->nevra);
+		tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s\n", p->nevra);
 		p->refused = true;
 		return RPMRC_FAIL;
 	}

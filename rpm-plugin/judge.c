@@ -97,6 +97,7 @@ void tgp_reset(struct tgp_state *st)
 	free(st->rootpfx);
 	st->rootpfx = NULL;
 	st->chrooted = false;
+	st->unchecked_said = false;
 }
 
 static void warn_kernel_file(void *ctx, const char *msg)
@@ -255,70 +256,86 @@ bool tgp_deny_definite(const struct tg_verdict *v)
 	return true;
 }
 
-static char *reasons_join(const struct tg_verdict *v)
+/*
+ * Once per transaction: the target root has no kernel to judge against (no
+ * Module.symvers, no vermagic).  Every verdict then lacks the same facts;
+ * saying so on each module's line would bury the reason that decided it.
+ * Said with the first report (psm_pre), where dnf5 shows it, not in tsm_pre.
+ */
+static void report_unchecked(struct tgp_state *st, bool echo)
 {
-	char *s = NULL;
+	const char *kernel = NULL;
+	bool none = false;
 
-	if (v->error)
-		return rstrscat(NULL, "cannot be checked: ", v->error, NULL);
-	for (size_t i = 0; i < v->n_reasons; i++)
-		s = rstrscat(&s, i ? "; " : "", v->reasons[i], NULL);
-	if (!s && v->n_refusals && v->refusals[0].reason)
-		s = strdup(v->refusals[0].reason);
-	return s ? s : strdup("no reason given");
+	if (st->unchecked_said)
+		return;
+	st->unchecked_said = true;
+	for (size_t i = 0; i < st->n_pkgs && !none; i++)
+		for (size_t j = 0; j < st->pkgs[i].nv && !none; j++) {
+			const struct tg_verdict *v = &st->pkgs[i].v[j];
+
+			for (size_t k = 0; v->incomplete && k < v->n_notes; k++)
+				if (strstr(v->notes[k], "Module.symvers") ||
+				    strstr(v->notes[k], "target kernel unknown")) {
+					kernel = v->kernel;
+					none = true;
+					break;
+				}
+		}
+	if (none)
+		tgp_say(st, RPMLOG_WARNING, echo, "taintguard: not fully checked: the target root has "
+			"no kernel%s%s to judge against (no Module.symvers): GPL-only symbols, CRCs "
+			"and version magic are unknown\n", kernel ? " " : "", kernel ? kernel : "");
 }
 
 /*
- * One line per module: package, file, module, predicted taint, reason; then,
- * when refusing, how to override.
+ * One line per judged module (action, package, module, the reason that
+ * decided), then once per package what to do: for a refusal how to
+ * override, and where the full explanation is.
  */
 void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse)
 {
 	const char *pol = st->policy_path ? st->policy_path : TG_SYSCONFDIR "/policy.yaml";
 	const char *firstmod = NULL;
+	bool echo = refuse && !st->test;	/* a refused element gets no callback of its own */
+	char line[512];
 
+	report_unchecked(st, echo);
 	for (size_t i = 0; i < pkg->nv; i++) {
 		const struct tg_verdict *v = &pkg->v[i];
-		char taint[32] = "";
-		char *why;
-		int lvl;
+		struct tg_verdict shown;
 		const char *what;
+		int lvl;
 
 		if (v->action == TG_ACTION_ALLOW) {
 			rpmlog(RPMLOG_DEBUG, "taintguard: %s: %s: allowed\n", pkg->nevra, v->path);
 			continue;
 		}
-		tg_taint_string(v->taint_kernel, taint, sizeof(taint));
-		why = reasons_join(v);
 		if (v->action == TG_ACTION_DENY) {
 			lvl = refuse ? RPMLOG_ERR : RPMLOG_WARNING;
-			what = refuse ? (st->test ? "would be refused" : "refused")
-				      : "would be refused (warn mode: installing anyway)";
+			what = refuse ? (st->test ? "would refuse" : "refused")
+				      : "warn mode, installed although denied:";
 			if (!firstmod && v->module)
 				firstmod = v->module;
 		} else {
 			lvl = RPMLOG_WARNING;
 			what = "marked";
 		}
-		if (v->error)
-			rpmlog(lvl, "taintguard: %s: %s: %s: %s [policy rule %s]\n", pkg->nevra,
-			       v->path, what, why, v->rule ? v->rule : "?");
-		else
-			rpmlog(lvl, "taintguard: %s: %s: module %s %s: %s taint '%s'%s: %s "
-			       "[policy rule %s]\n", pkg->nevra, v->path,
-			       v->module ? v->module : "?", what,
-			       v->loads ? "would taint the kernel," : "the kernel would refuse it,",
-			       *taint ? taint : "-", v->kernel ? "" : " (target kernel unknown)",
-			       why, v->rule ? v->rule : "?");
-		free(why);
+		shown = *v;	/* shallow: the line names the package by its NEVRA */
+		shown.package = pkg->nevra;
+		tg_verdict_headline(&shown, what, line, sizeof(line));
+		tgp_say(st, lvl, echo, "taintguard: %s\n", line);
 	}
 	if (st->policy_fallback && pkg->action != TG_ACTION_ALLOW)
-		rpmlog(refuse ? RPMLOG_ERR : RPMLOG_WARNING,
-		       "taintguard: judged with the built-in policy: %s could not be loaded\n",
-		       st->policy_path);
+		tgp_say(st, refuse ? RPMLOG_ERR : RPMLOG_WARNING, echo,
+			"taintguard: judged with the built-in policy: %s could not be loaded\n",
+			st->policy_path);
 	if (refuse && pkg->action == TG_ACTION_DENY)
-		rpmlog(RPMLOG_ERR, "taintguard: to install %s anyway, add an exception "
-		       "(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
-		       "or run rpm with --define '_taintguard_mode warn'\n",
-		       pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol);
+		tgp_say(st, RPMLOG_ERR, echo, "taintguard: to install %s anyway, add an exception "
+			"(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
+			"or set the rpm macro _taintguard_mode to warn (rpm --define "
+			"'_taintguard_mode warn'); details: taintguard explain %s.rpm\n",
+			pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol, pkg->nevra);
+	else if (pkg->action != TG_ACTION_ALLOW && !st->test)
+		rpmlog(RPMLOG_WARNING, "taintguard: details: taintguard explain %s\n", pkg->name);
 }

@@ -254,6 +254,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		rpmlog(RPMLOG_ERR, "taintguard: out of memory; the kernel files of this "
 		       "transaction's packages are not used\n");
 	st->test = rpmtsFlags(ts) & RPMTRANS_FLAG_TEST;
+	st->hidden_log = tgp_client_hides_log();	/* dnf 4 sets its log file per transaction */
 	st->root = strdup(root ? root : "/");
 	st->rootpfx = strdup(st->root);
 	for (size_t l = strlen(st->rootpfx); l > 0 && st->rootpfx[l - 1] == '/'; l--)
@@ -291,7 +292,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
 {
 	tgp_report(st, pkg, true);
-	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s\n", pkg->nevra);
 	pkg->refused = true;
 	return RPMRC_FAIL;
 }
@@ -442,7 +443,8 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 		if (pkg->v[i].action == TG_ACTION_DENY && (last || tgp_deny_definite(&pkg->v[i])) &&
 		    st->mode == TGP_ENFORCE) {
 			tgp_report(st, pkg, true);
-			rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s\n", pkg->nevra);
+			tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s\n",
+				pkg->nevra);
 			pkg->refused = true;
 			rc = RPMRC_FAIL;
 			break;

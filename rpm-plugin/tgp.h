@@ -72,6 +72,8 @@ struct tgp_state {
 	 * they only fill in what the target root lacks (a kernel installed now).
 	 */
 	struct pkg_kernelset *ks;
+	bool hidden_log;	/* the application shows rpmlog lines late or never (client.c) */
+	bool unchecked_said;	/* "not fully checked" said for this transaction */
 	/* files that would switch taintguard off, per added package (guard.c) */
 	struct tgp_guard *guard;
 };
@@ -113,6 +115,12 @@ void tgp_guard_reset(struct tgp_state *st);
 void tgp_kupdate(struct tgp_state *st, rpmts ts);
 /* psm_pre of a kernel package that %_taintguard_kernel_update deny stops. */
 rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg);
+
+/* client.c: an application (dnf5) that keeps rpmlog lines from the terminal */
+bool tgp_client_hides_log(void);
+/* rpmlog(@lvl, ...) and, when @echo and the application hides rpmlog lines, stderr too. */
+void tgp_say(struct tgp_state *st, int lvl, bool echo, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */
 int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg);

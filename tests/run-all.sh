@@ -2,7 +2,7 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate guard dkms package kernel kernel-6.12 sanitize (default: all);
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 sanitize (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate guard dkms package kernel kernel-6.12 sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -77,6 +77,8 @@ for s in $SUITES; do
 	# the same suite with other rpm releases (tests/rpm/matrix.sh)
 	rpm-4.16 | rpm-4.20 | rpm-6.1) run_suite "$s" tests/rpm/matrix.sh "${s#rpm-}" ;;
 	kupdate) run_suite kupdate tests/kupdate/run.sh ;;	# kernel updates: Debian 6.1 -> 6.12 kernel RPMs
+	# dnf 4, zypper (host) and dnf5 (unstable chroot) installing from a local repository
+	clients) run_suite clients tests/clients/run.sh ;;
 	guard) run_suite guard tests/guard/run.sh ;;	# packages and files that would switch taintguard off
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	package) run_suite package tests/package/run.sh ;;

@@ -210,8 +210,8 @@ check "tg-prop: kernel fact: imports no GPL-only symbol (loads)" no_gpl_imports 
 check "tg-prop: installed" installed tgprop
 check "tg-prop: dkms status says installed" status_is tg-prop installed
 check "tg-prop: warning in dkms output names module and kernel" \
-	bash -c "grep -q 'MARKED by taintguard policy: module tgprop (dkms tg-prop/1.0) for kernel $K' '$LOG'"
-check "tg-prop: taint flag P reported" bash -c "grep -q 'taint flags: P' '$LOG'"
+	bash -c "grep -q '^taintguard-dkms: marked tg-prop/1.0: module tgprop: taints P[A-Z]*: license ' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
+check "tg-prop: taint flag P reported" bash -c "grep -q 'taint P[A-Z]*, file ' '$LOG'"
 check "tg-prop: the package's own PRE_INSTALL still ran (with its arguments)" \
 	grep -q "kernel=$K" /run/tg-dkms-test/tg-prop-pre-install
 check "tg-prop: record written" test -s "$(record tg-prop)"
@@ -257,9 +257,9 @@ check "tg-lve: kernel fact: lve.ko imports GPL-only ktime_get" \
 check "tg-lve: not installed in $INST" not_installed lve
 check "tg-lve: dkms status is truthful (built, not installed)" status_is tg-lve built
 check "tg-lve: message names module, package and kernel" \
-	bash -c "grep -q 'DENIED by taintguard policy: module lve (dkms tg-lve/1.0) for kernel $K' '$LOG'"
-check "tg-lve: message gives taint flags" bash -c "grep -q 'taint flags: P' '$LOG'"
-check "tg-lve: message gives the reason (GPL-only symbol refused)" bash -c "grep -q 'reason: .*ktime_get' '$LOG'"
+	bash -c "grep -q '^taintguard-dkms: refused tg-lve/1.0: module lve: ' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
+check "tg-lve: message gives taint flags" bash -c "grep -q 'taint P[A-Z]*, file ' '$LOG'"
+check "tg-lve: message gives the reason (GPL-only symbol refused)" bash -c "grep -q 'refused tg-lve/1.0: module lve: the kernel would refuse it: .*ktime_get' '$LOG'"
 check "tg-lve: message says how to add a policy exception" \
 	bash -c "grep -q 'exceptions:' '$LOG' && grep -q 'package: \"tg-lve/\*\"' '$LOG' && grep -q 'justification' '$LOG'"
 check "tg-lve: modprobe.d rule written" has_rule lve
@@ -304,7 +304,7 @@ check "autoinstall with a denied module exits 0 by default" test $? = 0
 check "autoinstall: the allowed module is installed" installed tgclean
 check "autoinstall: the denied module is not installed" not_installed lve
 check "autoinstall: dkms status truthful for lve (built)" status_is tg-lve built
-check "autoinstall: denial reported" logged "DENIED by taintguard policy: module lve"
+check "autoinstall: denial reported" logged "refused tg-lve/1.0: module lve: "
 check "autoinstall: modprobe blocked" modprobe_blocked lve
 remove_pkg tg-lve lve; remove_pkg tg-clean tgclean
 
@@ -326,7 +326,7 @@ check "safety net: without the wrapper, autoinstall installs lve (precondition)"
 check "safety net: kernel hook exits 0 by default" test $? = 0
 check "safety net: kernel hook uninstalled lve" not_installed lve
 check "safety net: dkms status truthful (built)" status_is tg-lve built
-check "safety net: reported" logged "DENIED by taintguard policy: module lve"
+check "safety net: reported" logged "refused tg-lve/1.0: module lve: "
 check "safety net: modprobe blocked" modprobe_blocked lve
 remove_pkg tg-lve lve
 
@@ -343,7 +343,7 @@ rm -f /etc/taintguard/dkms.conf
 add_pkg tg-lve
 TAINTGUARD_DKMS_OFF=1 dkms install tg-lve/1.0 -k "$K" > "$LOG" 2>&1
 check "sign_file only: lve not installed (module deleted in the build)" not_installed lve
-check "sign_file only: denial reported" logged "DENIED by taintguard policy: module lve"
+check "sign_file only: denial reported" logged "refused tg-lve/1.0: module lve: "
 check "sign_file only: modprobe blocked" modprobe_blocked lve
 check "sign_file only: dkms status truthful (added: nothing built or installed)" status_is tg-lve added
 check "sign_file only: message says how to clean up dkms 3.0.x leftovers" logged "taintguard-dkms sync; dkms install tg-lve/1.0"

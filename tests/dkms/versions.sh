@@ -65,7 +65,7 @@ if grep -q 'sign_file' "$IN"; then
 	D add tg-lve/1.0
 	D install tg-lve/1.0 -k "$K"; rc=$?
 	check "sign_file only: lve not installed (dkms rc $rc)" bash -c "! ls $SB/lib/modules/$K/*/*/lve.ko* $SB/lib/modules/$K/*/lve.ko* >/dev/null 2>&1"
-	check "sign_file only: denial in dkms output" grep -q "DENIED by taintguard policy: module lve" "$SB/out"
+	check "sign_file only: denial in dkms output" grep -q "refused tg-lve/[^:]*: module lve: " "$SB/out"
 	check "sign_file only: modprobe.d rule" grep -qx "install lve /bin/false" "$SB/modprobe.d/taintguard-lve.conf"
 	echo "# dkms $VER: sign_file deny -> rc $rc, status '$(st tg-lve)'"
 	"$SB/hook/taintguard-dkms" sync > "$SB/out" 2>&1
@@ -85,7 +85,7 @@ D add tg-prop/1.0
 rm -f /run/tg-dkms-test/tg-prop-pre-install
 DKMS_DIRECTIVE_TG=$DIRECTIVE D install tg-prop/1.0 -k "$K"; rc=$?
 check "directive: tg-prop installed (rc $rc)" inst tgprop
-check "directive: tg-prop marked in output" grep -q "MARKED by taintguard policy: module tgprop" "$SB/out"
+check "directive: tg-prop marked in output" grep -q "marked tg-prop/[^:]*: module tgprop: " "$SB/out"
 check "directive: tg-prop's own PRE_INSTALL ran" grep -q "kernel=$K" /run/tg-dkms-test/tg-prop-pre-install
 check "directive: tg-prop record" test -s "$SB/marks/dkms-tg-prop-1.0-$K.json"
 

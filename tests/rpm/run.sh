@@ -176,6 +176,8 @@ rpmx() {
 	RC=$?
 	set -e
 	OUT=$(grep -v 'RPM should not be used directly' "$W/out" || true)
+	# TG_DUMP=FILE: every rpm command and its output appended there (to read the messages)
+	[ -z "${TG_DUMP:-}" ] || { echo "### $*"; echo "$OUT"; } >>"$TG_DUMP"
 }
 installed() { rpm --root "$R" --dbpath /var/lib/rpm -q "$1" >/dev/null 2>&1; }
 has() { grep -q -- "$1" <<<"$OUT"; }
@@ -260,9 +262,12 @@ mkroot
 rpmx -ivh "$(P tg-lve)"
 check "lve: rpm exits 1 (exit $RC)" test "$RC" = 1
 check "lve: not in the rpmdb" ! installed tg-lve
-check "lve: error names package, file, module, taint and reason" \
-	grep -qE "error: taintguard: tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused: .*taint '[A-Z]*P[A-Z]*'.*forced-taint" <<<"$OUT"
-check "lve: error says how to override" grep -q "_taintguard_mode warn" <<<"$OUT"
+check "lve: one short line names action, package, module and the deciding reason" \
+	grep -qxE "error: taintguard: refused tg-lve-1.0-1.noarch: module lve: the kernel would refuse it: GPL-only symbols denied \\([a-z_]+( \\.\\.\\.)?\\)" <<<"$OUT"
+check "lve: the module's line is at most 120 characters after rpm's and our prefix" \
+	bash -c "test \$(grep 'refused tg-lve-1.0-1.noarch: module lve:' <<<\"\$0\" | sed 's/^error: taintguard: //' | wc -L) -le 120" "$OUT"
+check "lve: error says how to override, once, and where the full explanation is" \
+	bash -c "test \$(grep -c \"_taintguard_mode warn.*details: taintguard explain tg-lve-1.0-1.noarch.rpm\" <<<\"\$0\") = 1" "$OUT"
 check "lve: no module file" test ! -e "$R$MD/lve.ko"
 check "lve: no directory it would create" test ! -e "$R$MD"
 check "lve: no %config file, no doc dir" test ! -e "$R/etc/tg-lve.conf" -a ! -e "$R/usr/share/tg-lve"
@@ -289,7 +294,7 @@ for lvl in $levels; do
 			bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-unsigned && ! test -e '$R/var/tmp/tgtest-scriptlets.log'" ;;
 	*)
 		check "unsigned, %_pkgverify_level $lvl: refused by the plugin for lve (exit $RC)" \
-			bash -c "test $RC = 1 && grep -q 'tg-unsigned-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+			bash -c "test $RC = 1 && grep -q 'refused tg-unsigned-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 		check "unsigned, %_pkgverify_level $lvl: not installed" ! installed tg-unsigned ;;
 	esac
 	[ "$RC" != 0 ] || show
@@ -297,7 +302,7 @@ done
 mkroot
 rpmx -ivh --define "_pkgverify_level all" "$(P tg-lve)" "$(P tg-gplok)"
 check "signed, %_pkgverify_level all: lve refused by the plugin, gplok installed (exit $RC = 2)" \
-	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'tg-lve-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok && grep -q 'refused tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 
 # --- 1c. %pretrans: rpm < 6.1 calls psm_pre for it too, 6.1 only for the install ----
 # A denied package's %pretrans must not run either; its verdict is said once.
@@ -308,13 +313,13 @@ check "%pretrans: lve package refused, the other installed (exit $RC = 2)" \
 check "%pretrans: the refused package's %pretrans and %pre did not run, the other's did" \
 	bash -c "! grep -q 'tg-lvepre' '$R/var/tmp/tgtest-scriptlets.log' && grep -q '^pretrans tg-gplpre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
 check "%pretrans: refusal said once, naming lve" \
-	bash -c "test \$(grep -c 'module lve refused' <<<\"\$0\") = 1 && test \$(grep -c 'refusing to install tg-lvepre' <<<\"\$0\") = 1" "$OUT"
+	bash -c "test \$(grep -c 'refused tg-lvepre-1.0-1.noarch: module lve: ' <<<\"\$0\") = 1 && test \$(grep -c 'refusing to install tg-lvepre' <<<\"\$0\") = 1" "$OUT"
 check "%pretrans: no lve file, no mark record" test ! -e "$R$MD/lve.ko" -a ! -e "$(record tg-lvepre-1.0-1.noarch)"
 [ "$RC" = 2 ] || show
 mkroot
 rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lvepre)"
 check "%pretrans, warn mode: installed, %pretrans ran, warning said once (exit $RC)" \
-	bash -c "test $RC = 0 && grep -q '^pretrans tg-lvepre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log' && test \$(grep -c 'module lve would be refused' <<<\"\$0\") = 1" "$OUT"
+	bash -c "test $RC = 0 && grep -q '^pretrans tg-lvepre-1.0\$' '$R/var/tmp/tgtest-scriptlets.log' && test \$(grep -c 'warn mode, installed although denied: tg-lvepre-1.0-1.noarch: module lve: ' <<<\"\$0\") = 1" "$OUT"
 check "%pretrans, warn mode: record written" test -f "$(record tg-lvepre-1.0-1.noarch)"
 
 # --- 1d. v4 and v6 packages (rpm >= 6.0) -------------------------------------------
@@ -325,7 +330,7 @@ if [ "$FORMAT" = 6 ]; then
 	mkroot
 	rpmx -ivh "$(P tg-lve4)" "$(P tg-gplok4)" "$(P tg-prop)"
 	check "v4 packages on rpm $RPMVER, with a v6 one: lve refused, gplok and prop installed (exit $RC = 3)" \
-		bash -c "test $RC = 3 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve4 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok4 tg-prop && grep -q 'tg-lve4-1.0-1.noarch: $MD/lve.ko: module lve refused' <<<\"\$0\" && grep -q 'tg-prop-1.0-1.noarch: .*module propplain marked' <<<\"\$0\"" "$OUT"
+		bash -c "test $RC = 3 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve4 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok4 tg-prop && grep -q 'refused tg-lve4-1.0-1.noarch: module lve: ' <<<\"\$0\" && grep -q 'marked tg-prop-1.0-1.noarch: module propplain: ' <<<\"\$0\"" "$OUT"
 else
 	echo "# rpm $RPMVER builds v4 packages only: no v4/v6 mix"
 fi
@@ -352,7 +357,7 @@ check "mixed: lve module absent" test ! -e "$R$MD/lve.ko"
 check "mixed: %pre of lve not run, of the others run" \
 	bash -c "! grep -q 'pre tg-lve' '$R/var/tmp/tgtest-scriptlets.log' && grep -q 'post tg-prop' '$R/var/tmp/tgtest-scriptlets.log'"
 check "mixed: prop marked with a warning naming the P taint" \
-	grep -qE "warning: taintguard: tg-prop-1.0-1.noarch: $MD/propplain.ko: module propplain marked: .*taint '[A-Z]*P" <<<"$OUT"
+	grep -qE "warning: taintguard: marked tg-prop-1.0-1.noarch: module propplain: taints [A-Z]*P[A-Z]*: license '[^']*' is not GPL-compatible for the kernel$" <<<"$OUT"
 check "mixed: gplok not mentioned" ! has "gplok.ko: module"
 REC=$(record tg-prop-1.0-1.noarch)
 check "mark: record written" test -f "$REC"
@@ -372,6 +377,34 @@ set -e
 check "status: lists the marked package (exit $SRC = 1)" \
 	bash -c "test $SRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q 'module propplain, taint P' <<<\"\$0\"" "$ST"
 check "status: allowed packages are not listed" bash -c "! grep -q tg-gplok <<<\"\$0\"" "$ST"
+# the full explanation, one command away from the one line rpm printed
+set +e
+EXF=$("$TG" explain "$(P tg-lve)" 2>&1); EXFRC=$?
+EXK=$("$TG" explain "$MODS/lve.ko" 2>&1); EXKRC=$?
+set -e
+if [ -x "$(dirname "$TG")/taintguard-audit" ]; then
+	check "explain FILE.rpm: the line rpm printed, then the full verdict (exit $EXFRC = 2)" \
+		bash -c "test $EXFRC = 2 && grep -q '^  refused tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\" && grep -q '^  policy: [a-z-]* -> deny' <<<\"\$0\"" "$EXF"
+else	# the rpm matrix builds no taintguard-audit (createrepo_c, librepo)
+	check "explain FILE.rpm without taintguard-audit: says so (exit $EXFRC = 3)" \
+		bash -c "test $EXFRC = 3 && grep -q 'audit needs the rpm support of taintguard' <<<\"\$0\"" "$EXF"
+fi
+check "explain MODULE.ko: judged as check -v (exit $EXKRC = 2)" \
+	bash -c "test $EXKRC = 2 && grep -q 'lve.ko: deny: ' <<<\"\$0\" && grep -q '^  policy: [a-z-]* -> deny' <<<\"\$0\"" "$EXK"
+set +e
+STV=$("$TG" status -v --root "$R" --dbpath /var/lib/rpm 2>&1)
+EX=$("$TG" explain --root "$R" tg-prop 2>&1); EXRC=$?
+EXN=$("$TG" explain --root "$R" tg-prop-1.0-1.noarch 2>&1); EXNRC=$?
+EXG=$("$TG" explain --root "$R" tg-gplok 2>&1); EXGRC=$?
+set -e
+NREASONS=$(python3 -c "import json; print(len(json.load(open('$(record tg-prop-1.0-1.noarch)'))['modules'][0]['reasons']))")
+check "status -v: every reason of the module ($NREASONS) and the rule" \
+	bash -c "test $NREASONS -ge 2 && grep -q 'module propplain, taint P[A-Z]*, rule proprietary -> mark\$' <<<\"\$0\" && test \$(grep -c '^    ' <<<\"\$0\") -ge $NREASONS" "$STV"
+check "explain NAME: the record in full (exit $EXRC = 1)" \
+	bash -c "test $EXRC = 1 && grep -q '^tg-prop-1.0-1.noarch (rpm): mark\$' <<<\"\$0\" && grep -q '^    P: license .Proprietary. is not GPL-compatible' <<<\"\$0\" && grep -q 'record: .*/marks/tg-prop-1.0-1.noarch.json' <<<\"\$0\"" "$EX"
+check "explain NEVRA: the same (exit $EXNRC = 1)" test "$EX" = "$EXN" -a "$EXNRC" = 1
+check "explain of an allowed package: no record, says what to do (exit $EXGRC = 3)" \
+	bash -c "test $EXGRC = 3 && grep -q \"no mark record of 'tg-gplok'.*taintguard explain FILE.rpm\" <<<\"\$0\"" "$EXG"
 check "status --format json: one record, not stale" python3 -c "
 import json,sys; d=[e for e in json.loads(sys.argv[1]) if e['source']!='guard']; assert len(d)==1 and d[0]['package']=='tg-prop-1.0-1.noarch' and not d[0]['stale'] and d[0]['source']=='rpm', d" "$STJ"
 # records written by taintguard-mark/1 writers (on disks before) are still listed: the rpm
@@ -473,7 +506,7 @@ mkroot
 rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
 check "warn: installs (exit $RC)" test "$RC" = 0
 check "warn: installed" installed tg-lve
-check "warn: warning, no error" bash -c "grep -q 'warning: taintguard: tg-lve-1.0-1.noarch: $MD/lve.ko: module lve would be refused (warn mode' <<<\"\$0\" && ! grep -q '^error' <<<\"\$0\"" "$OUT"
+check "warn: warning, no error" bash -c "grep -q 'warning: taintguard: warn mode, installed although denied: tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\" && ! grep -q '^error' <<<\"\$0\"" "$OUT"
 REC=$(record tg-lve-1.0-1.noarch)
 check "warn: record with action deny, mode warn" python3 -c "
 import json; r=json.load(open('$REC')); assert r['action']=='deny' and r['mode']=='warn'"
@@ -520,14 +553,14 @@ for pl in gzip xz zstd; do
 	check "$pl payload: bad package refused, good one installed (exit $RC)" \
 		bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-$pl-bad && rpm --root '$R' --dbpath /var/lib/rpm -q tg-$pl-good"
 	for c in ko ko.xz ko.zst ko.gz; do
-		check "$pl payload: lve.$c refused" has "tg-$pl-bad-1.0-1.noarch: $MD/$c/lve.$c: module lve refused"
+		check "$pl payload: lve.$c refused" has "refused tg-$pl-bad-1.0-1.noarch: module lve$([ $c = ko ] || echo " (lve.$c)"): "
 		case $(action "gplok.$c") in
 		deny) check "$pl payload: gplok.$c refused (as by the kernel: $(refusal "gplok.$c"))" \
-			has "tg-$pl-bad-1.0-1.noarch: $MD/$c/gplok.$c: module gplok refused" ;;
+			has "refused tg-$pl-bad-1.0-1.noarch: module gplok$([ $c = ko ] || echo " (gplok.$c)"): " ;;
 		mark) check "$pl payload: gplok.$c installed and marked" \
-			bash -c "test -f '$R$MD/$c/gplok.$c' && grep -q 'gplok.$c: module gplok marked' <<<\"\$0\"" "$OUT" ;;
+			bash -c "test -f '$R$MD/$c/gplok.$c' && grep -q 'marked tg-$pl-bad-1.0-1.noarch: module gplok$([ $c = ko ] || echo " (gplok.$c)"): ' <<<\"\$0\"" "$OUT" ;;
 		*) check "$pl payload: gplok.$c installed, not flagged" \
-			bash -c "test -f '$R$MD/$c/gplok.$c' && ! grep -q 'gplok.$c: ' <<<\"\$0\"" "$OUT" ;;
+			bash -c "test -f '$R$MD/$c/gplok.$c' && ! grep -q 'module gplok$([ $c = ko ] || echo " (gplok.$c)"): ' <<<\"\$0\"" "$OUT" ;;
 		esac
 	done
 done
@@ -538,14 +571,15 @@ mkroot
 rpmx -ivh "$(P tg-tutor)"
 check "tutor.ko (text): installs silently (exit $RC)" bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
 rpmx -ivh "$(P tg-opt)"
-check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'tg-opt-1.0-1.noarch: /opt/tg/lve.ko: module lve refused' <<<\"\$0\"" "$OUT"
+check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'refused tg-opt-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 
 # --- 8. kernel exports from a kernel-devel in the same transaction ------------------
 mkroot nokernel
 rpmx -ivh --test "$(P tg-gplok)"
 check "no kernel exports: gplok is not allowed blindly (marked incomplete)" \
-	grep -q "tg-gplok-1.0-1.noarch: $MD/gplok.ko: module gplok marked" <<<"$OUT"
-check "no kernel exports: the warning says the symbol table is missing" has "no symbol table (Module.symvers)"
+	grep -q "marked tg-gplok-1.0-1.noarch: module gplok: " <<<"$OUT"
+check "no kernel exports: said once for the transaction, not on the module's line" \
+	bash -c "test \$(grep -c 'Module.symvers' <<<\"\$0\") = 1 && grep -q '^warning: taintguard: not fully checked: the target root has no kernel $K to judge against (no Module.symvers)' <<<\"\$0\"" "$OUT"
 rpmx -ivh "$(P tg-gplok)" "$(P tg-kdevel)"
 # The transaction's Module.symvers answers the symbol questions; the kernel's
 # vermagic stays unknown (no .config, no in-tree module in the root yet), so
@@ -553,7 +587,7 @@ rpmx -ivh "$(P tg-gplok)" "$(P tg-kdevel)"
 check "kernel-devel in the transaction: both install (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok tg-kdevel"
 check "kernel-devel in the transaction: its Module.symvers is used" \
-	bash -c "! grep -q 'no symbol table' <<<\"\$0\" && grep -q 'gplok.ko: module gplok marked: .*vermagic is unknown' <<<\"\$0\"" "$OUT"
+	bash -c "! grep -q 'no Module.symvers' <<<\"\$0\" && grep -q 'marked tg-gplok-1.0-1.noarch: module gplok: not fully checked: the target kernel.s vermagic is unknown' <<<\"\$0\"" "$OUT"
 # A kernel-devel with its .config as well (as Fedora's and Debian's carry it):
 # vermagic and the kernel's settings come from it, and gplok is judged as
 # against the installed kernel: allowed.
@@ -569,19 +603,19 @@ check "kernel-devel with .config: its .config is the one used" \
 mkroot
 rpmx -ivh "$(P tg-forge)"
 check "forged Module.symvers for the installed kernel is ignored: propgpl refused (exit $RC)" \
-	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-forge && grep -q 'propgpl.ko: module propgpl refused.*ktime_get' <<<\"\$0\"" "$OUT"
+	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-forge && grep -q 'refused tg-forge-1.0-1.noarch: module propgpl: the kernel would refuse it: .*ktime_get' <<<\"\$0\"" "$OUT"
 
 # ... nor fill in a kernel that is not installed: a package cannot vouch for its own modules.
 mkroot nokernel
 rpmx -ivh --test "$(P tg-forge)"
 check "forged Module.symvers, kernel not installed: not used, named in a warning" \
-	bash -c "grep -q 'tg-forge-1.0-1.noarch: /usr/src/kernels/$K/Module.symvers: not used for kernel $K: the package also ships out-of-tree modules' <<<\"\$0\" && grep -q 'no symbol table' <<<\"\$0\"" "$OUT"
+	bash -c "grep -q 'tg-forge-1.0-1.noarch: /usr/src/kernels/$K/Module.symvers: not used for kernel $K: the package also ships out-of-tree modules' <<<\"\$0\" && grep -q 'not fully checked: the target root has no kernel $K to judge against (no Module.symvers)' <<<\"\$0\"" "$OUT"
 
 # --- 9. --test reports and changes nothing -----------------------------------------
 mkroot
 rpmx -ivh --test "$(P tg-lve)" "$(P tg-prop)"
-check "--test: lve reported as would be refused" has "tg-lve-1.0-1.noarch: $MD/lve.ko: module lve would be refused"
-check "--test: prop reported as marked" has "tg-prop-1.0-1.noarch: $MD/propplain.ko: module propplain marked"
+check "--test: lve reported as would be refused" has "would refuse tg-lve-1.0-1.noarch: module lve: "
+check "--test: prop reported as marked" has "marked tg-prop-1.0-1.noarch: module propplain: taints P"
 check "--test: nothing installed, no record" \
 	bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && test ! -e '$R/var/lib/taintguard'"
 
@@ -622,7 +656,7 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	RC=$?
 	set -e
 	OUT=$(cat "$W/out")
-	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'module lve refused' <<<\"\$0\"" "$OUT"
+	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'refused tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 	check "backstop: gplok installed" installed tg-gplok
 	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
 	# What else a refusal in a file hook leaves depends on rpm: before 4.17
@@ -648,7 +682,7 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	set -e
 	OUT=$(cat "$W/out")
 	check "backstop upgrade: 2.0 refused while unpacking, 1.0 stays with its module (exit $RC)" \
-		bash -c "test $RC = 1 && grep -q 'module lve refused' <<<\"\$0\" && rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-1.0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-2.0 && cmp -s '$R$MD/tgup.ko' '$MODS/gplok.ko'" "$OUT"
+		bash -c "test $RC = 1 && grep -q 'refused tg-up-2.0-1.noarch: module lve (tgup.ko): ' <<<\"\$0\" && rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-1.0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-up-2.0 && cmp -s '$R$MD/tgup.ko' '$MODS/gplok.ko'" "$OUT"
 	if rpm_ge 4.17 && ! rpm_ge 4.20.1; then
 		check "backstop upgrade, rpm $RPMVER (4.17 .. 4.20.0): the old %config file is deleted (rpm bug #3284)" \
 			test ! -e "$R/etc/tg-up.conf"
@@ -665,7 +699,7 @@ if [ -n "${TG_OTHER_PLUGDIR:-}" ] && [ -x "$W/tg-nofd" ]; then
 	mkroot
 	PLUGDIR=$TG_OTHER_PLUGDIR rpmx -ivh "$(P tg-lve)" "$(P tg-gplok)"
 	check "other hook table: one error naming both rpm versions; lve refused, gplok installed (exit $RC = 2)" \
-		bash -c "test $RC = 2 && test \$(grep -c 'taintguard: built for rpm .* but running in rpm $RPMVER' <<<\"\$0\") = 1 && grep -q 'module lve refused' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok" "$OUT"
+		bash -c "test $RC = 2 && test \$(grep -c 'taintguard: built for rpm .* but running in rpm $RPMVER' <<<\"\$0\") = 1 && grep -q 'refused tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\" && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && rpm --root '$R' --dbpath /var/lib/rpm -q tg-gplok" "$OUT"
 	mkroot
 	set +e
 	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
@@ -685,7 +719,7 @@ rpmx -ivh "$(P tg-trunc)" "$(P tg-plain)"
 check "truncated .ko.xz: package refused, the other installed (exit $RC = 2)" \
 	bash -c "test $RC = 2 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-trunc && rpm --root '$R' --dbpath /var/lib/rpm -q tg-plain"
 check "truncated .ko.xz: error names package, file and cause" \
-	has "tg-trunc-1.0-1.noarch: $MD/gplok.ko.xz: .*corrupt or truncated xz data"
+	grep -q "^error: taintguard: refused tg-trunc-1.0-1.noarch: file gplok.ko.xz: cannot be read: .*corrupt or truncated xz data" <<<"$OUT"
 check "truncated .ko.xz: nothing of it on disk" test ! -e "$R$MD/gplok.ko.xz"
 
 # --- 14. per-package module limit; bad limit values keep the default ------------------
@@ -717,7 +751,7 @@ for j in 1 2 8; do
 done
 check "jobs 1, 2, 8: identical messages" bash -c "cmp -s '$W/mix-1.txt' '$W/mix-2.txt' && cmp -s '$W/mix-1.txt' '$W/mix-8.txt'"
 check "jobs: messages in payload order (m1 m2 m3 m5)" \
-	bash -c "sed -n 's|.*noarch: $MD/\(m[0-9]\).*|\1|p' '$W/mix-1.txt' | tr -d '\n' | grep -qx m1m2m3m5"
+	bash -c "sed -n 's|.*noarch: .*[ (]\(m[0-9]\)\.ko.*|\1|p' '$W/mix-1.txt' | tr -d '\n' | grep -qx m1m2m3m5"
 mkroot
 rpmx -ivh --define '_taintguard_jobs 0' "$(P tg-mix)"
 check "invalid %_taintguard_jobs: one error, default used, still refused (exit $RC)" \
@@ -780,7 +814,7 @@ mkdir -p "$R/boot"
 cp "/boot/vmlinuz-$K" "$R/boot/"
 rpmx -ivh "$(P tg-badsig)"
 check "signature: a signed module changed after signing is refused (exit $RC)" \
-	bash -c "test $RC = 1 && grep -q 'tg-badsig-1.0-1.noarch: $MD/tgdummy.ko: module dummy refused: .*bad module signature' <<<\"\$0\"" "$OUT"
+	bash -c "test $RC = 1 && grep -q 'refused tg-badsig-1.0-1.noarch: module dummy (tgdummy.ko): the kernel would refuse it: ' <<<\"\$0\"" "$OUT"
 check "signature: refused package not installed" ! installed tg-badsig
 rpmx -ivh "$(P tg-distsig)"
 check "signature: the distribution's signed module installs silently (exit $RC)" \
@@ -790,7 +824,7 @@ check "signature: verified, so no mark record" test ! -e "$(record tg-distsig-1.
 mkroot
 rpmx -ivh "$(P tg-distsig)"
 check "signature: no kernel image in the root -> installed but marked, saying why (exit $RC)" \
-	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'trusted keys are unknown' <<<\"\$0\"" "$OUT"
+	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'marked tg-distsig-1.0-1.noarch: module dummy (tgdummy.ko): not fully checked: signature not verified' <<<\"\$0\"" "$OUT"
 [ "$fail" -eq 0 ] || show
 
 finish
