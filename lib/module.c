@@ -174,6 +174,23 @@ static int read_header(struct tg_elf *e, GElf_Ehdr *eh)
 	return 0;
 }
 
+/*
+ * The string table of the symbol table the loader uses (the last SHT_SYMTAB:
+ * elf_validity_cache_index_sym()) exists but is not typed SHT_STRTAB.  A
+ * link out of range is the symbol reader's problem, not this one.
+ */
+static bool symtab_link_untyped(const struct tg_elf *e)
+{
+	size_t sym = 0;
+
+	for (size_t i = 1; i < e->shnum; i++)
+		if (e->sh[i].sh_type == SHT_SYMTAB)
+			sym = i;
+	if (!sym || e->sh[sym].sh_link == SHN_UNDEF || e->sh[sym].sh_link >= e->shnum)
+		return false;
+	return e->sh[e->sh[sym].sh_link].sh_type != SHT_STRTAB;
+}
+
 /* Section checks of the kernel's elf_validity_cache_copy(), in its order. */
 static int check_sections(struct tg_elf *e)
 {
@@ -196,6 +213,9 @@ static int check_sections(struct tg_elf *e)
 	}
 	if (n_symtab == 0)
 		tg_elf_problem(e, "module has no symbols (stripped?)");
+	/* 6.12 reads string tables of any type, 7.3 wants SHT_STRTAB: the prediction decides */
+	e->m->shstrtab_untyped = e->shstrndx < e->shnum && e->sh[e->shstrndx].sh_type != SHT_STRTAB;
+	e->m->strtab_untyped = symtab_link_untyped(e);
 	/* more than one of these: refused since 6.4 only, so the prediction decides */
 	e->m->n_symtab_sections = n_symtab;
 	e->m->n_modinfo_sections = tg_elf_count(e, ".modinfo");

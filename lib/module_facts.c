@@ -37,7 +37,7 @@
 #include "module_internal.h"
 
 #define FACTS_MAGIC "TGMF"
-#define FACTS_VERSION 2u	/* 2: the signature data for verification */
+#define FACTS_VERSION 3u	/* 2: the signature data for verification; 3: string table types */
 /* One string of a module: a .modinfo description or a symbol name. */
 #define MAX_STRING (1u << 20)
 #define MAX_PROBLEMS 4096
@@ -50,7 +50,7 @@
  * sizes trip the build when the structs change (LP64 only).
  */
 #if defined(__x86_64__) || defined(__aarch64__)
-_Static_assert(sizeof(struct tg_module) == 240, "struct tg_module changed: update module_facts.c");
+_Static_assert(sizeof(struct tg_module) == 248, "struct tg_module changed: update module_facts.c");
 _Static_assert(sizeof(struct tg_signature) == 40, "struct tg_signature changed: update module_facts.c");
 _Static_assert(sizeof(struct tg_modinfo) == 24 && sizeof(struct tg_import) == 16 &&
 		       sizeof(struct tg_version) == 16 && sizeof(struct tg_export) == 32,
@@ -166,6 +166,7 @@ int tg_module_facts_write(const struct tg_module *m, void **out, size_t *len)
 	put_u64(&b, m->n_this_module_sections);
 	put_u64(&b, m->n_modinfo_sections);
 	put_u64(&b, m->n_symtab_sections);
+	put_u8(&b, m->shstrtab_untyped | m->strtab_untyped << 1);
 	put_u32(&b, (uint32_t)m->n_modinfo);
 	for (size_t i = 0; i < m->n_modinfo; i++) {
 		put_str(&b, m->modinfo[i].key);
@@ -397,6 +398,14 @@ static void read_body(struct rb *b, struct tg_module *m, const struct tg_limits 
 	m->n_this_module_sections = (size_t)get_u64(b);
 	m->n_modinfo_sections = (size_t)get_u64(b);
 	m->n_symtab_sections = (size_t)get_u64(b);
+	{
+		unsigned t = get_u8(b);
+
+		if (t > 3)
+			fail(b, "string table flags out of range");
+		m->shstrtab_untyped = t & 1;
+		m->strtab_untyped = t >> 1 & 1;
+	}
 	if (m->n_this_module_sections > lim->max_sections || m->n_modinfo_sections > lim->max_sections ||
 	    m->n_symtab_sections > lim->max_sections)
 		fail(b, "a section count over its limit");

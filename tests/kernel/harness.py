@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "modules"))
-from caseset import read_cases  # noqa: E402
+from caseset import read_cases, read_config  # noqa: E402
 
 # Kernel taint bits, include/linux/panic.h (6.1).
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
@@ -170,9 +170,16 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
         "*.o", "*.c", "*.h", "*.cmd", "*.mod", "*.mod.c", "Makefile", "Kbuild",
         "modules.order", "Module.symvers", ".tmp_versions", ".*"))
     plan, intree = [], set()
-    cases = [(c, False) for c in read_cases(cases_path, kver)]
+    config = read_config("%s/boot/config-%s" % (KROOT, kver))
+    cases = [(c, False) for c in read_cases(cases_path, kver, config)]
     if enforce_path:
-        cases += [(c, True) for c in read_cases(enforce_path, kver)]
+        cases += [(c, True) for c in read_cases(enforce_path, kver, config)]
+    # Rows that say the case cannot be made for this kernel: no boot, listed
+    # by compare with their reason.
+    skipped = [{"case": c["case"], "why": c["skip"]} for c, _ in cases if "skip" in c]
+    cases = [(c, e) for c, e in cases if "skip" not in c]
+    with open(os.path.join(os.path.dirname(os.path.abspath(plan_path)), "skipped.json"), "w") as f:
+        json.dump(skipped, f, indent=1)
     for c, enforce in cases:
         pre = [p for p in c.get("preload", "-").split(",") if p not in ("", "-")]
         files = pre + [c["file"]]
@@ -219,10 +226,11 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
     with open(plan_path, "w") as f:
         json.dump(plan, f, indent=1)
     n_enf = sum(1 for _, e in cases if e)
-    print("%d boots (%d cases from %s%s, %d distribution modules), %d in-tree modules"
+    print("%d boots (%d cases from %s%s, %d distribution modules), %d in-tree modules%s"
           % (len(plan), len(cases) - n_enf, cases_path,
              ", %d with module.sig_enforce=1 from %s" % (n_enf, enforce_path) if n_enf else "",
-             len(plan) - len(cases), len(intree)))
+             len(plan) - len(cases), len(intree),
+             ", %d cases skipped on this kernel" % len(skipped) if skipped else ""))
 
 
 # ---------------------------------------------------------------- vmlinux
@@ -347,6 +355,23 @@ def fmt_side(loads, mt, kt, err, syms):
     return "loads=%s mod=%s kern=%s errno=%s sym=%s" % (
         {True: "yes", False: "no", None: "?"}[loads], (mt or "none") if mt is not None else "-",
         (kt or "none") if kt is not None else "-", ename(err), ",".join(syms) or "-")
+
+
+def why_variant(cond):
+    """The reason a CASE@COND row applies, in words."""
+    if cond.startswith("!"):
+        return "kernel built without %s" % cond[1:]
+    if cond.startswith("CONFIG_"):
+        return "kernel built with %s" % cond
+    if cond.startswith(">="):
+        return "a loader rule of %s and later" % cond[2:]
+    return "a loader before %s" % cond.lstrip("<")
+
+
+def outcome(e):
+    if e.get("loads") == "yes":
+        return "loads, taint %s" % (norm_letters(e.get("module_taint")) or "none")
+    return "refused %s %s" % (e.get("refusal", "-"), ename(errno_of(e.get("refusal_errno"))))
 
 
 def cmd_compare(plan_path, logdir, tg, kver, moddir):
@@ -476,9 +501,14 @@ def cmd_compare(plan_path, logdir, tg, kver, moddir):
     for p in plan:
         if "@" in p["case"]:
             e = p["expect"]
-            print("# differs from the base row: %s (%s, loads=%s, errno=%s)"
-                  % (p["case"], e.get("refusal", "-"), e.get("loads", "-"), e.get("refusal_errno", "-")))
-    print("# agreement %d/%d with kernel %s" % (passed, passed + failed, kver))
+            print("# differs from the base row: %s (%s; here: %s)"
+                  % (p["case"], why_variant(e["variant"]), outcome(e)))
+    spath = os.path.join(os.path.dirname(os.path.abspath(plan_path)), "skipped.json")
+    skipped = json.load(open(spath)) if os.path.exists(spath) else []
+    for sk in skipped:
+        print("# skipped on this kernel: %s (%s)" % (sk["case"], sk["why"]))
+    print("# agreement %d/%d with kernel %s%s" % (passed, passed + failed, kver,
+                                                   ", %d cases skipped" % len(skipped) if skipped else ""))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

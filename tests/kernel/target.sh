@@ -5,7 +5,7 @@
 # into one root directory, which tests/kernel/run.sh --target uses (TG_KROOT).
 #
 # Usage: tests/kernel/target.sh KVER|SERIES    print "ROOT KVER CHROOT" (cached)
-#   KVER e.g. 6.12.95+deb12-amd64; SERIES e.g. 6.12 or 7.3: the newest such
+#   KVER e.g. 6.12.95+deb12-amd64; SERIES e.g. 6.12, 7.3 or 7: the newest such
 #   kernel bookworm-backports (6.12) or trixie-backports (7.x) offers today (the
 #   archive moves on: a pinned KVER would stop downloading one day).
 #   CHROOT: the tests/lib/chroot.sh chroot whose gcc and glibc its kbuild
@@ -24,7 +24,7 @@ die() { echo "target.sh: error: $*" >&2; exit 1; }
 case $SPEC in
 6.12 | 6.12.*+deb12-amd64) suite=bookworm-backports tag=deb12 CHROOT=- ;;
 # 7.x kbuild binaries need trixie's glibc, its headers a newer gcc than bookworm's
-7.* ) suite=trixie-backports tag=deb13 CHROOT=trixie ;;
+7 | 7.* ) suite=trixie-backports tag=deb13 CHROOT=trixie-kbuild ;;
 *) die "no package source known for $SPEC" ;;
 esac
 SRC="deb http://deb.debian.org/debian $suite main"
@@ -35,12 +35,15 @@ flock 9
 
 # One private apt state per archive suite (never the host's sources).
 mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
+: >"$APTD/status"
 echo "$SRC" >"$APTD/sources.list"
 {
 	echo "Dir::Etc::SourceList \"$APTD/sources.list\";"
 	echo "Dir::Etc::SourceParts \"/nonexistent\";"
 	echo "Dir::State::Lists \"$APTD/lists\";"
 	echo "Dir::Cache \"$APTD/cache\";"
+	# not the host's dpkg status: a kernel installed there is not in the archive
+	echo "Dir::State::status \"$APTD/status\";"
 	echo "Acquire::Check-Valid-Until \"false\";"
 	echo "APT::Sandbox::User \"root\";"
 } >"$APTD/apt.conf"
@@ -50,7 +53,9 @@ if [ -z "$(find "$APTD/lists" -name '*Packages*' -mmin -720 2>/dev/null | head -
 fi
 case $SPEC in
 *-*) KVER=$SPEC ;;
-*)	KVER=$(apt-cache pkgnames "linux-image-$SPEC." | grep -E "^linux-image-${SPEC//./\\.}\.[0-9]+\+$tag-amd64$" |
+*)	pat=${SPEC//./\\.}\.[0-9]+            # 6.12 -> 6.12.N
+	[[ $SPEC == *.* ]] || pat=$pat\.[0-9]+     # 7 -> 7.N.M
+	KVER=$(apt-cache pkgnames "linux-image-$SPEC." | grep -E "^linux-image-$pat\+$tag-amd64$" |
 		sed 's/^linux-image-//' | sort -V | tail -n 1)
 	[ -n "$KVER" ] || die "no linux-image-$SPEC.*-amd64 in $SRC" ;;
 esac

@@ -10,7 +10,9 @@ import json
 import subprocess
 import sys
 
-from caseset import read_cases
+import os
+
+from caseset import read_cases, read_config
 
 tg, out, cases_path, kver = sys.argv[1:5]
 EXIT = {"allow": 0, "mark": 1, "deny": 2}
@@ -33,7 +35,11 @@ def letters(s):
     return "" if s in ("-", "none", "") else s
 
 
-for c in read_cases(cases_path, kver):
+config = read_config("%s/boot/config-%s" % (os.environ.get("TG_KROOT", ""), kver))
+for c in read_cases(cases_path, kver, config):
+    if "skip" in c:
+        print("# skipped on kernel %s: %s (%s)" % (kver, c["case"], c["skip"]))
+        continue
     files = [out + "/" + p for p in c["preload"].split(",") if p not in ("-", "")]
     target = out + "/" + c["file"]
     cmd = [tg, "check", "--kernel", kver, "--format", "json"] + files + [target]
@@ -70,21 +76,25 @@ for c in read_cases(cases_path, kver):
         problems.append("renamed file not detected")
     report(not problems, c["case"], "; ".join(problems))
 
-# A check only newer loaders make (the kernel suite proves the 6.1 side): the
-# same kernel files judged as a 6.5 and as a 6.3 release.
-for rel, refused in (("6.5.0-99-amd64", True), ("6.3.0-99-amd64", False)):
-    res = subprocess.run([tg, "check", "--format", "json", "--kernel", rel,
-                          "--symvers", "/lib/modules/%s/build/Module.symvers" % kver,
-                          "--config", "/boot/config-%s" % kver, out + "/twomodinfo.ko"],
-                         capture_output=True, text=True)
-    try:
-        reasons = [r["reason"] for r in json.loads(res.stdout)[0]["refusal"]]
-    except (ValueError, IndexError, KeyError) as e:
-        report(False, "twomodinfo as %s" % rel, "no verdict (%s): %s" % (e, res.stderr.strip()))
-        continue
-    got = any("more than one .modinfo section" in r for r in reasons)
-    report(got == refused, "twomodinfo as %s: second .modinfo %s" %
-           (rel, "refused (6.4+)" if refused else "accepted (before 6.4)"), repr(reasons))
+# Checks only newer loaders make (the kernel suites prove both sides): the
+# same kernel files judged as a release before and after the rule.
+for case, what, since, before, after in (
+        ("twomodinfo", "more than one .modinfo section", "6.4", "6.3.0-99-amd64", "6.5.0-99-amd64"),
+        ("shstrprog", "section name table is not a string table", "7.3", "6.12.0-99-amd64", "7.3.0-99-amd64"),
+        ("strtabprog", "string table is not a string table", "7.3", "6.12.0-99-amd64", "7.3.0-99-amd64")):
+    for rel, refused in ((after, True), (before, False)):
+        res = subprocess.run([tg, "check", "--format", "json", "--kernel", rel,
+                              "--symvers", "/lib/modules/%s/build/Module.symvers" % kver,
+                              "--config", "/boot/config-%s" % kver, out + "/" + case + ".ko"],
+                             capture_output=True, text=True)
+        try:
+            reasons = [r["reason"] for r in json.loads(res.stdout)[0]["refusal"]]
+        except (ValueError, IndexError, KeyError) as e:
+            report(False, "%s as %s" % (case, rel), "no verdict (%s): %s" % (e, res.stderr.strip()))
+            continue
+        got = any(what in r for r in reasons)
+        report(got == refused, "%s as %s: %s %s" % (case, rel, what,
+               "refused (%s+)" % since if refused else "accepted (before %s)" % since), repr(reasons))
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
