@@ -622,6 +622,7 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 	bool known = s->ctx->resolve(s->ctx->data, imp->name, &rs);
 	bool gplok = !(s->mod_taint & TG_TAINT_BIT(TG_TAINT_PROPRIETARY));
 	uint32_t mycrc;
+	bool modns;
 
 	if (imp->common)
 		return refuse_symbol(s, "common-symbol", -ENOEXEC, imp->name, "compile with -fno-common",
@@ -673,7 +674,9 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 		return refuse_symbol(s, "crc-mismatch", -EINVAL, imp->name,
 				     "rebuild the module against the target kernel's headers",
 				     "disagrees about version of symbols (CRC mismatch: built against another kernel)");
-	if (rs.ns && *rs.ns && !module_ns_allows(rs.ns, s->name) && !imports_ns(s->m, rs.ns)) {
+	/* module:NAME,... namespaces name the modules they admit (6.16+) */
+	modns = rs.ns && !strncmp(rs.ns, "module:", 7) && (!s->kv || s->kv >= TG_KVER(6, 16, 0));
+	if (rs.ns && *rs.ns && !(modns && module_ns_allows(rs.ns, s->name)) && !imports_ns(s->m, rs.ns)) {
 		char *what;
 		int r;
 
@@ -681,8 +684,12 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 			return tg_verdict_add_note(s->v, "uses %s from namespace %s without importing it "
 						   "(allowed by CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS)",
 						   imp->name, rs.ns);
-		what = tg_asprintf("uses symbols from a namespace it does not import (%s)", rs.ns);
-		r = what ? refuse_symbol(s, "namespace-not-imported", -EINVAL, imp->name,
+		what = modns ? tg_asprintf("uses symbols exported only for the modules %s, and it is "
+					   "module %s (namespace %s)", rs.ns + 7, s->name, rs.ns) :
+			tg_asprintf("uses symbols from a namespace it does not import (%s)", rs.ns);
+		r = what ? refuse_symbol(s, "namespace-not-imported", -EINVAL, imp->name, modns ?
+					 "only the modules the export names may use these symbols "
+					 "(an import of a module: namespace is refused)" :
 					 "add MODULE_IMPORT_NS() for the namespace", what) : -ENOMEM;
 		free(what);
 		return r;

@@ -152,6 +152,17 @@ me "$OUT/dupvmlinux.ko" replace-string __ksymtab_strings tg_dup_ab ktime_get
 me "$OUT/twomodinfo.ko" rename-section .comment .modinfo
 # Namespace import removed (modpost refuses a missing import).
 me "$OUT/nsmiss.ko" del-modinfo import_ns
+# String namespace imported in another case (6.13+ builds only).
+[ ! -f "$OUT/strnscase.ko" ] || me "$OUT/strnscase.ko" set-modinfo import_ns TG.STR-NS
+# The module tg_modns_fn is exported for, renamed (6.16+ builds only): struct
+# module's name is what the loader matches, .modinfo's for kmod and messages.
+if [ -f "$OUT/modnsok.ko" ]; then
+	cp -f "$OUT/modnsok.ko" "$OUT/modnsno.ko"
+	me "$OUT/modnsno.ko" replace-string .gnu.linkonce.this_module modnsok modnsno
+	me "$OUT/modnsno.ko" set-modinfo name modnsno
+fi
+# An explicit import of a module namespace (modpost would refuse it).
+me "$OUT/modnsimp.ko" replace-string .modinfo tgimp_pad= import_ns=
 # modversions / vermagic edits.  Without MODVERSIONS there is no __versions:
 # nover and vmrelnover have none as built, crcbad has no CRC to change (removed:
 # its rows say why it is skipped).
@@ -281,11 +292,36 @@ first_of() { und "$1" | grep -m1 -xE "$2|$3"; }
 crc_of() { modprobe --dump-modversions "$1" 2>/dev/null | awk -v s="$2" '$2 == s { print $1 }'; }
 
 # Every case file is there and is the module it claims to be.
-while IFS=$'\t' read -r case file _; do
-	[ "$case" = case ] && continue
-	[ "$MODVERSIONS$case" = ncrcbad ] && continue
-	[ "$file" = - ] || [ -f "$OUT/$file" ] || bad "$case: $file missing"
-done < <(grep -v '^#' "$here/cases.tsv")
+# (The row of each case that holds for this kernel: tests/modules/caseset.py's
+# rules, in awk for the build chroots that have no python.)
+effective_rows() {
+	awk -F'\t' -v k="$K" '
+	function vnum(s,  a, n) { n = split(s, a, "."); return a[1] * 1000000 + a[2] * 1000 + (n > 2 ? a[3] + 0 : 0) }
+	function holds(c) {
+		if (c ~ /^!CONFIG_/) return !(substr(c, 2) in on)
+		if (c ~ /^CONFIG_/) return c in on
+		if (c ~ /^>=/) return vnum(k) >= vnum(substr(c, 3))
+		if (c ~ /^</) return vnum(k) < vnum(substr(c, 2))
+		print "build.sh: cases.tsv: bad condition " c > "/dev/stderr"; exit 1
+	}
+	FNR == NR { if (split($0, kv, "=") == 2 && kv[2] ~ /^[ym]$/) on[kv[1]] = 1; next }
+	/^#/ || $1 == "case" || NF == 0 { next }
+	{	n = $1; c = ""; i = index(n, "@")
+		if (i) { c = substr(n, i + 1); n = substr(n, 1, i - 1) }
+		if (c != "" && !holds(c)) next
+		if (!(n in file)) order[++cnt] = n
+		else if (c == "") next
+		file[n] = $2; pre[n] = $3; loads[n] = $4
+	}
+	END { for (i = 1; i <= cnt; i++) print order[i] "\t" file[order[i]] "\t" pre[order[i]] "\t" loads[order[i]] }
+	' "$KDIR/.config" "$here/cases.tsv"
+}
+while IFS=$'\t' read -r case file pre loads; do
+	[ "$loads" = skip ] && continue
+	for f in $file ${pre//,/ }; do
+		[ "$f" = - ] || [ -f "$OUT/$f" ] || bad "$case: $f missing"
+	done
+done < <(effective_rows)
 
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
 	n=$(basename "$f" .ko)
@@ -330,6 +366,17 @@ readelf -SW "$OUT/propexp.ko" | grep -q ' __ksymtab ' || bad "propexp: no __ksym
 [ "$MODVERSIONS" = n ] || readelf -SW "$OUT/propexp.ko" | grep -q '__kcrctab' || bad "propexp: no __kcrctab"
 has_entry "$OUT/nsok.ko" "import_ns=TGNS" || bad "nsok: no import_ns=TGNS"
 has_key "$OUT/nsmiss.ko" import_ns && bad "nsmiss: import_ns still present"
+has_entry "$OUT/modnsimp.ko" "import_ns=module:modnsok" || bad "modnsimp: no import_ns=module:modnsok"
+if [ -f "$OUT/strnsexp.ko" ]; then
+	readelf -p __ksymtab_strings "$OUT/strnsexp.ko" | grep -q 'TG\.str-ns' || bad "strnsexp: no TG.str-ns namespace string"
+	has_entry "$OUT/strnsok.ko" "import_ns=TG.str-ns" || bad "strnsok: no import_ns=TG.str-ns"
+	has_entry "$OUT/strnscase.ko" "import_ns=TG.STR-NS" || bad "strnscase: import_ns is not TG.STR-NS"
+fi
+if [ -f "$OUT/modnsexp.ko" ]; then
+	readelf -p __ksymtab_strings "$OUT/modnsexp.ko" | grep -q 'module:modnsok' || bad "modnsexp: no module:modnsok namespace"
+	has_key "$OUT/modnsok.ko" import_ns && bad "modnsok: imports a namespace"
+	und "$OUT/modnsno.ko" | grep -qx tg_modns_fn || bad "modnsno: does not import tg_modns_fn"
+fi
 und "$OUT/nsmiss.ko" | grep -qx crypto_cipher_setkey || bad "nsmiss: does not import crypto_cipher_setkey"
 # Taint keys.
 has_entry "$OUT/staging.ko" "staging=Y" || bad "staging: no staging=Y"
@@ -415,5 +462,5 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | cut -f1 | grep -v @ | grep
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"
+note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss strnscase modnsimp crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko, modnsno.ko"
 note "signatures (sig/): dummy_modified dummy_stripped dummy_stripped_sigkept signedown_modified signedown_keyid signedown_attrs signedown_certs signedown_certs_modified"

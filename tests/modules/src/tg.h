@@ -10,6 +10,8 @@
  *   TG_USE_NS       call tg_ns_fn()             (EXPORT_SYMBOL_NS_GPL, TGNS, exporter.ko)
  *   TG_USE_CIPHER   reference crypto_cipher_setkey() (GPL, namespace CRYPTO_INTERNAL)
  *   TG_USE_NOCRC    call tg_nocrc_gpl_fn()      (EXPORT_SYMBOL_GPL of nocrcexp.ko, no CRCs)
+ *   TG_USE_STRNS    call tg_strns_fn()          (namespace "TG.str-ns" of strnsexp.ko, 6.13+)
+ *   TG_USE_MODNS    call tg_modns_fn()          (exported for module modnsok only, modnsexp.ko, 6.16+)
  *
  * References that must never run sit behind a volatile flag that is always 0,
  * so the compiler keeps the undefined symbol but the call never happens.
@@ -49,6 +51,12 @@ int tg_ns_fn(void);
 #if defined(TG_USE_NOCRC)
 int tg_nocrc_gpl_fn(void);
 #endif
+#if defined(TG_USE_STRNS)
+int tg_strns_fn(void);
+#endif
+#if defined(TG_USE_MODNS)
+int tg_modns_fn(void);
+#endif
 
 static volatile int tg_never;
 
@@ -67,6 +75,12 @@ static int __init tg_init(void)
 #endif
 #if defined(TG_USE_NOCRC)
 	v += tg_nocrc_gpl_fn();
+#endif
+#if defined(TG_USE_STRNS)
+	v += tg_strns_fn();
+#endif
+#if defined(TG_USE_MODNS)
+	v += tg_modns_fn();
 #endif
 	if (tg_never) {
 #if defined(TG_USE_BINFILE)
