@@ -5,7 +5,8 @@
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 sanitize
 # (default: all); kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked
 # from its packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports'
-# newest 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot); rpm-matrix: the
+# newest 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and
+# taintguard over all its in-tree modules (no false alarm); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
@@ -85,7 +86,9 @@ for s in $SUITES; do
 	package) run_suite package tests/package/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
 	kernel-6.12) run_suite kernel-6.12 tests/kernel/run.sh --target 6.12 ;;
-	kernel-7) run_suite kernel-7 tests/kernel/run.sh --target 7 ;;
+	# then taintguard over all its in-tree modules: no false alarm (tests/kernel/tree.sh)
+	kernel-7) run_suite kernel-7 tests/kernel/run.sh --target 7
+		run_suite kernel-7-tree tests/kernel/tree.sh 7 ;;
 	sanitize)
 		# The same unit and module suites, rebuilt with ASan+UBSan; the
 		# threaded paths under ThreadSanitizer.
