@@ -53,8 +53,9 @@ SIGN_FILE=$KDIR/scripts/sign-file
 # A kernel built without CONFIG_MODVERSIONS (Debian's 7.x) gives modules no
 # __versions and exports no CRCs: the cases made by editing CRCs cannot be made
 # (cases.tsv has CASE@!CONFIG_MODVERSIONS rows for them, tests/modules/caseset.py).
+[ -f "$KDIR/.config" ] || die "$KDIR/.config missing: the cases depend on the kernel's configuration"
 MODVERSIONS=y
-grep -q '^CONFIG_MODVERSIONS=y' "$KDIR/.config" 2>/dev/null || MODVERSIONS=n
+grep -q '^CONFIG_MODVERSIONS=y' "$KDIR/.config" || MODVERSIONS=n
 for t in cc make readelf modinfo modprobe openssl xz zstd gzip strip od; do
 	command -v "$t" >/dev/null 2>&1 || die "$t not found (apt-get install build-essential kmod openssl xz-utils zstd gzip)"
 done
