@@ -279,9 +279,13 @@ void audit_read(struct audit *a, struct audit_pkg **todo, size_t n, bool modules
 		goto out;
 	}
 	tg_workq_run(rd.q, n, read_one, &rd);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (rd.decodes[i])
 			take_modules(todo[i], rd.decodes[i]);
+		/* candidates that were none (a plain .o, a text tutor.ko): a package without modules */
+		if (todo[i]->modules_read && !todo[i]->n_mods && !todo[i]->error)
+			todo[i]->has_modules = false;
+	}
 	progress(&rd, true);
 out:
 	tg_workq_finish(rd.q);

@@ -771,11 +771,8 @@ static int fill_identity(struct tg_verdict *v, const char *path, const struct tg
 	return (path || m->label) && !v->path ? -ENOMEM : 0;
 }
 
-/*
- * An installed (absolute) path that is neither named as a module nor inside
- * a kernel's module directory: a module hidden as /opt/vendor/engine.bin.
- */
-static bool hidden_module(const char *path)
+/* A module hidden as /opt/vendor/engine.bin. */
+bool tg_path_hidden(const char *path)
 {
 	char rel[256];
 
@@ -803,12 +800,12 @@ static void identity_notes(struct state *s)
 					    m->modinfo[i].value, m->modinfo[i].trailing);
 	if (!s->k || !s->k->release)
 		tg_verdict_add_note(s->v, "target kernel unknown: judged by the newest kernel's rules");
-	if (hidden_module(s->v->path)) {
+	if (tg_path_hidden(s->v->path)) {
 		s->v->hidden = true;
-		tg_verdict_add_note(s->v, "a kernel module installed as %s, outside the module "
-				    "directories and not named as a module: modprobe and the kernel's "
-				    "module tree never load it, only an explicit insmod (a scriptlet, "
-				    "a service) does", s->v->path);
+		tg_verdict_add_note(s->v, "hidden: a kernel module installed as %s, outside the "
+				    "module directories and not named as a module: depmod does not "
+				    "index it and modprobe never finds it; only an explicit insmod of "
+				    "that path (a scriptlet, a service) loads it", s->v->path);
 	}
 }
 

@@ -83,9 +83,11 @@ bool pkg_in_module_dir(const char *path);
 
 /*
  * Read the bytes of module candidate @path.  1: a kernel module (*m set);
- * 0: not a module (a text file named .ko, modules.dep, a vdso); -1: looks
- * like a module (ELF with .modinfo, or a module name in a module directory,
- * or a compressed .ko) but cannot be read (*error set, malloc'ed).
+ * 0: not a module (a text file named .ko, modules.dep, a vdso; a hidden
+ * candidate without a struct module: a plain .o, kbuild's foo.o, a .ko.debug);
+ * -1: looks like a module (ELF with .modinfo, or a module name in a module
+ * directory, or a compressed .ko; hidden: ELF naming .gnu.linkonce.this_module,
+ * or compressed past the caps) but cannot be read (*error set, malloc'ed).
  */
 int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			const struct tg_limits *lim, struct tg_module **m, char **error);
@@ -363,7 +365,12 @@ int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *
 struct pkg_installed {
 	Header h;
 	struct pkg_info info;
-	char **modules;		/* files named as modules it owns (paths as installed) */
+	/*
+	 * Module candidates it owns (paths as installed): files named as
+	 * modules, and hidden ones (the header's file class says ELF
+	 * relocatable: read them with pkg_module_from_mem, content decides).
+	 */
+	char **modules;
 	size_t n_modules;
 };
 /* fn for each installed package owning module files; the others are counted in *skipped. */

@@ -21,10 +21,13 @@ static int collect_module(void *ctx, const char *path, const struct pkg_class *c
 	struct collect *cl = ctx;
 
 	/*
-	 * Installed files are opened from disk one by one: only those named as
-	 * modules (a kernel package's modules.* files and vmlinuz are not).
+	 * Installed files are opened from disk one by one: those named as
+	 * modules (a kernel package's modules.* files and vmlinuz are not), and
+	 * those the header's file class says are ELF relocatable objects
+	 * outside the module directories (a module hidden as
+	 * /opt/vendor/engine.bin; a plain .o is dropped once read).
 	 */
-	if (!c->named)
+	if (!c->named && !c->hidden)
 		return 0;
 	if (cl->n == cl->cap) {
 		size_t nc = cl->cap ? cl->cap * 2 : 8;
