@@ -212,7 +212,7 @@ static void read_one(size_t i, unsigned worker, void *data)
 	}
 	p->sig = pf.sig;
 	take_info(p, pf.h);
-	pkg_files_scan(pf.files, &f);
+	pkg_files_scan(pf.files, NULL, &f);
 	p->has_modules = f.n_modules > 0;
 	p->oot_modules = f.oot;
 	p->has_kernel_files = f.kernel_files && !f.oot;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <rpm/rpmfiles.h>
+#include <rpm/rpmtag.h>
 
 #include "pkg.h"
 
@@ -17,7 +18,16 @@ static bool real_file(rpmfiles files, int i)
 	return S_ISREG(rpmfilesFMode(files, i)) && !(rpmfilesFFlags(files, i) & RPMFILE_GHOST);
 }
 
-void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
+rpmfiles pkg_header_classes(Header h, rpmfiles files)
+{
+	rpmfiles c = h ? rpmfilesNew(NULL, h, RPMTAG_BASENAMES, 0) : NULL;
+
+	if (c && rpmfilesFC(c) != rpmfilesFC(files))	/* indexes would not match */
+		c = rpmfilesFree(c);
+	return c;
+}
+
+void pkg_files_scan(rpmfiles files, rpmfiles classes, struct pkg_files_facts *f)
 {
 	int fc = (int)rpmfilesFC(files);
 
@@ -28,7 +38,7 @@ void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
 
 		if (!real_file(files, i) || !(fn = rpmfilesFN(files, i)))
 			continue;
-		switch (pkg_classify_file(fn, rpmfilesFClass(files, i), &c)) {
+		switch (pkg_classify_file(fn, rpmfilesFClass(classes ? classes : files, i), &c)) {
 		case PKG_MODULE: {
 			const int *links = NULL;
 			uint32_t nl = rpmfilesFLinks(files, i, &links);

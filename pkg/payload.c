@@ -101,7 +101,8 @@ static int one_member(rpmfi fi, const struct pkg_payload_opts *o, pkg_member_fn 
 
 	uint64_t max;
 
-	pkg_classify_file(path, rpmfiFClass(fi), &c);
+	pkg_classify_file(path, o->classes ? rpmfilesFClass(o->classes, rpmfiFX(fi)) :
+			  rpmfiFClass(fi), &c);
 	keep = (o->kinds & PKG_KIND_BIT(c.kind)) != 0;
 	max = keep ? o->max_size[c.kind] : o->want_max;
 	if (!keep && o->want && o->want(o->want_ctx, path))

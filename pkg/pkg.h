@@ -164,7 +164,15 @@ struct pkg_files_facts {
 	bool oot;		/* a module file outside a kernel's own tree */
 	bool kernel_files;	/* an export table or .config of a kernel */
 };
-void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f);
+/* @classes: where the file classes are (pkg_header_classes), NULL: in @files */
+void pkg_files_scan(rpmfiles files, rpmfiles classes, struct pkg_files_facts *f);
+/*
+ * The file classes of @h's files, for a file list that lacks them: rpm drops
+ * them from a transaction element's (RPMFI_FLAGS_INSTALL has
+ * RPMFI_NOFILECLASS), so the plugin reads the header again.  NULL when @h
+ * lists another number of files than @files, or on ENOMEM.
+ */
+rpmfiles pkg_header_classes(Header h, rpmfiles files);
 /* fn(ctx, path, class) for each regular, non-%ghost file of a kind in @kinds; stops on < 0. */
 typedef int (*pkg_path_fn)(void *ctx, const char *path, const struct pkg_class *c);
 int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx);
@@ -201,6 +209,8 @@ struct pkg_payload_opts {
 	bool (*want)(void *want_ctx, const char *path);
 	void *want_ctx;
 	uint64_t want_max;
+	/* file classes by index when @files has none (pkg_header_classes), else NULL */
+	rpmfiles classes;
 };
 
 /*

@@ -207,6 +207,19 @@ pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
 pkg tg-ep 1.0 "propplain.ko:$MD/tgep.ko" --define "pkgepoch 2"
 mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
 MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
+# Modules that hide (issue 16): lve.ko shipped as /opt/vendor/engine.bin (a
+# scriptlet could insmod it), found only by the file class rpmbuild records;
+# and ELF relocatable objects that are no modules: a plain .o, kbuild's
+# intermediate lve.o (.modinfo, no struct module yet), a module's separate
+# debug file (its sections NOBITS).
+mkdir -p "$W/objs"
+printf 'int tg_plain(void) { return 1; }\n' >"$W/objs/plain.c"
+cc -c -o "$W/objs/plain.o" "$W/objs/plain.c" || bail "cc cannot build a plain .o"
+[ -f "$MODS/.kbuild/main/lve.o" ] || bail "no kbuild object $MODS/.kbuild/main/lve.o (tests/modules/build.sh)"
+cp "$MODS/.kbuild/main/lve.o" "$W/objs/lve.o"
+objcopy --only-keep-debug "$MODS/lve.ko" "$W/objs/lve.ko.debug" || bail "objcopy --only-keep-debug"
+pkg tg-hidden 1.0 "lve.ko:/opt/vendor/engine.bin"
+MODS=$W/objs pkg tg-objs 1.0 "plain.o:/usr/lib/tg-objs/plain.o lve.o:/usr/src/tg-objs/lve.o lve.ko.debug:/usr/lib/debug/opt/vendor/engine.bin.debug"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
 MODS=$KBUILD pkg tg-kdevfull 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers .config:/usr/src/kernels/$K/.config"
 # A hostile package: a proprietary module using GPL-only ktime_get, plus a
@@ -573,6 +586,68 @@ check "tutor.ko (text): installs silently (exit $RC)" bash -c "test $RC = 0 && !
 rpmx -ivh "$(P tg-opt)"
 check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'refused tg-opt-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 
+# --- 7b. modules that hide: any file rpmbuild classed as an ELF relocatable ---------
+# (what rpmbuild wrote is printed: the matrix shows it for each rpm release)
+fclass() { rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" | awk -F'\t' -v f="$2" '$1 == f { print $2 }'; }
+FC=$(fclass "$(P tg-hidden)" /opt/vendor/engine.bin)
+echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin: $FC"
+echo "# of plain.o: $(fclass "$(P tg-objs)" /usr/lib/tg-objs/plain.o)"
+echo "# of lve.ko.debug: $(fclass "$(P tg-objs)" /usr/lib/debug/opt/vendor/engine.bin.debug)"
+check "hidden: the header classes engine.bin as an ELF relocatable" \
+	grep -qE '^ELF (32|64)-bit [LM]SB relocatable' <<<"$FC"
+HIDDEN_LINE="refused tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine\\.bin \\(modprobe won't find it, only insmod\\): the kernel would refuse it: GPL-only symbols denied \\([a-z_]+( \\.\\.\\.)?\\)"
+line_in() { grep -qxE -- "$1" <<<"$2"; }	# line_in ERE TEXT: a whole line of TEXT matches
+mkroot
+rpmx -ivh "$(P tg-hidden)"
+check "hidden: lve.ko shipped as /opt/vendor/engine.bin is refused by rpm -i (exit $RC = 1)" \
+	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-hidden"
+check "hidden: the line says where it lives and that modprobe won't find it" \
+	line_in "error: taintguard: $HIDDEN_LINE" "$OUT"
+check "hidden: nothing on disk (no /opt/vendor, no %config file), %pre not run" \
+	bash -c "test ! -e '$R/opt/vendor' -a ! -e '$R/etc/tg-hidden.conf' && ! ran 'pre tg-hidden-1.0'"
+[ "$RC" = 1 ] || show
+rpmx -ivh "$(P tg-objs)"
+check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installed silently (exit $RC)" \
+	bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+check "objs: its files are there" test -f "$R/usr/lib/tg-objs/plain.o" -a -f "$R/usr/src/tg-objs/lve.o" \
+	-a -f "$R/usr/lib/debug/opt/vendor/engine.bin.debug"
+[ "$RC" = 0 ] || show
+if [ -x "$(dirname "$TG")/taintguard-audit" ]; then
+	set +e
+	AUD=$("$TG" audit --kernel "$K" "$(P tg-hidden)" 2>&1); ARC=$?
+	AUDJ=$("$TG" audit --format json --kernel "$K" "$(P tg-hidden)" "$(P tg-objs)" 2>/dev/null); AJRC=$?
+	AUDO=$("$TG" audit --kernel "$K" "$(P tg-objs)" 2>&1); AORC=$?
+	EXH=$("$TG" explain "$(P tg-hidden)" 2>&1); EXHRC=$?
+	set -e
+	check "audit FILE.rpm: exit $ARC = 2" test "$ARC" = 2
+	check "audit FILE.rpm: the hidden module denied with rpm's line" line_in "  $HIDDEN_LINE" "$AUD"
+	check "audit FILE.rpm of the objects: nothing judged, the package counted without modules (exit $AORC = 0)" \
+		bash -c "test $AORC = 0 && grep -q '^0 packages with kernel modules: .* 0 modules; 1 package without modules skipped' <<<\"\$0\" && ! grep -q 'tg-objs' <<<\"\$0\"" "$AUDO"
+	check "audit --format json: hidden true, where it lives in a note; the objects' package not listed (exit $AJRC = 2)" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert sys.argv[2]=='2'
+assert [p['package'] for p in d['packages']]==['tg-hidden'], d['packages']
+m=d['packages'][0]['modules'][0]
+assert m['path']=='/opt/vendor/engine.bin' and m['module']=='lve' and m['hidden'] is True and m['action']=='deny', m
+assert any('installed as /opt/vendor/engine.bin' in n and 'modprobe never finds it' in n for n in m['notes']), m['notes']" "$AUDJ" "$AJRC"
+	check "explain FILE.rpm: exit $EXHRC = 2" test "$EXHRC" = 2
+	check "explain FILE.rpm: the line, then where it lives and why only insmod loads it" \
+		bash -c "grep -q 'note: hidden: a kernel module installed as /opt/vendor/engine.bin.*depmod does not index it' <<<\"\$1\" && grep -qxE -- \"\$0\" <<<\"\$1\"" "  $HIDDEN_LINE" "$EXH"
+	# installed packages carry their file classes too: --installed finds it in the rpmdb
+	mkroot
+	rpmx -ivh --define '_taintguard_mode warn' "$(P tg-hidden)" "$(P tg-objs)"
+	set +e
+	AUDI=$("$TG" audit --installed --root "$R" --dbpath /var/lib/rpm --kernel "$K" --format json 2>/dev/null); AIRC=$?
+	set -e
+	check "audit --installed: the hidden module found by the rpmdb's file class, the objects not listed (exit $AIRC = 2)" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert sys.argv[2]=='2'
+ps={p['package']: p for p in d['packages']}
+assert 'tg-objs' not in ps, ps.keys()
+m=ps['tg-hidden']['modules'][0]
+assert m['path']=='/opt/vendor/engine.bin' and m['hidden'] is True and m['action']=='deny', m" "$AUDI" "$AIRC"
+else	# the rpm matrix's chroots build no taintguard-audit (createrepo_c, librepo)
+	echo "# no taintguard-audit in $(dirname "$TG"): audit of hidden modules not run with rpm $RPMVER"
+fi
+
 # --- 8. kernel exports from a kernel-devel in the same transaction ------------------
 mkroot nokernel
 rpmx -ivh --test "$(P tg-gplok)"
@@ -659,6 +734,16 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 	check "backstop: lve refused while unpacking" bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve && grep -q 'refused tg-lve-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 	check "backstop: gplok installed" installed tg-gplok
 	check "backstop: no lve file, no temp files" bash -c "test ! -e '$R$MD/lve.ko' && test -z \"\$(find '$R' -name '*;*')\""
+	# a hidden module is a candidate there by its file class too; the objects are not
+	mkroot
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" "$R" "$PLUGDIR" "$POLICY" "$(P tg-hidden)" "$(P tg-objs)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "backstop: the hidden module refused while unpacking, the objects installed" \
+		bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-hidden && rpm --root '$R' --dbpath /var/lib/rpm -q tg-objs && grep -q 'refused tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor/engine.bin'" "$OUT"
 	# What else a refusal in a file hook leaves depends on rpm: before 4.17
 	# each file is committed as soon as it is written, so the files before the
 	# module in the payload (/etc/tg-lve.conf) stay behind, owned by nothing;
