@@ -121,6 +121,11 @@ struct audit {
 	struct audit_pkg **pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t n_skipped;	/* packages without modules */
+	/*
+	 * Of those, skipped by repository metadata: filelists carry no file
+	 * classes, so a module hidden under another name there is not seen.
+	 */
+	size_t n_skipped_meta;
 	struct pkg_kernelset *ks;	/* kernel files of the audited packages */
 	bool progress;		/* the progress bar (stderr, terminal only) */
 	struct audit_krow *krows;	/* --installed: the kernel table */

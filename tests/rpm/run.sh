@@ -253,6 +253,8 @@ for pl in gzip xz zstd; do
 	MODS=$COMP pkg "tg-$pl-bad" 1.0 "$bad" --define "_binary_payload $io"
 	MODS=$COMP pkg "tg-$pl-good" 1.0 "$good" --define "_binary_payload $io"
 done
+# a hidden module compressed (kmod's insmod decompresses by content, whatever the name)
+MODS=$COMP pkg tg-hiddenxz 1.0 "lve.ko.xz:/opt/vendor/engine.xz"
 
 # Hostile and limit cases (issue 7): a module that cannot be decoded, a package
 # with more modules than allowed, a package whose %pre rewrites the policy.
@@ -588,7 +590,7 @@ check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && g
 
 # --- 7b. modules that hide: any file rpmbuild classed as an ELF relocatable ---------
 # (what rpmbuild wrote is printed: the matrix shows it for each rpm release)
-fclass() { rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" | awk -F'\t' -v f="$2" '$1 == f { print $2 }'; }
+fclass() { rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }'; }
 FC=$(fclass "$(P tg-hidden)" /opt/vendor/engine.bin)
 echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin: $FC"
 echo "# of plain.o: $(fclass "$(P tg-objs)" /usr/lib/tg-objs/plain.o)"
@@ -606,6 +608,18 @@ check "hidden: the line says where it lives and that modprobe won't find it" \
 check "hidden: nothing on disk (no /opt/vendor, no %config file), %pre not run" \
 	bash -c "test ! -e '$R/opt/vendor' -a ! -e '$R/etc/tg-hidden.conf' && ! ran 'pre tg-hidden-1.0'"
 [ "$RC" = 1 ] || show
+# libmagic looks inside compressed files when rpmbuild asks it to: then the class is the ELF's
+FCX=$(fclass "$(P tg-hiddenxz)" /opt/vendor/engine.xz)
+echo "# rpmbuild's class of lve.ko.xz as /opt/vendor/engine.xz: $FCX"
+rpmx -ivh "$(P tg-hiddenxz)"
+if grep -qE '^ELF (32|64)-bit [LM]SB relocatable' <<<"$FCX"; then
+	check "hidden, xz-compressed: refused, its line names /opt/vendor/engine.xz (exit $RC = 1)" \
+		bash -c "test $RC = 1 && grep -q 'refused tg-hiddenxz-1.0-1.noarch: module lve hidden as /opt/vendor/engine.xz (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor'" "$OUT"
+else	# not classed as an ELF: not a candidate (docs/candidates.md)
+	check "hidden, xz-compressed, class '$FCX': not a candidate, installed (exit $RC = 0)" \
+		bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+	rpmx -e tg-hiddenxz
+fi
 rpmx -ivh "$(P tg-objs)"
 check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installed silently (exit $RC)" \
 	bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
