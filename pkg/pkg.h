@@ -6,6 +6,7 @@
  * nothing of its callers; calls go one way, from the front ends down.
  *
  *   classify.c   what a packaged path is: module candidate, export table, .config
+ *   ftype.c      what the header says each file is (libmagic class or MIME type)
  *   module.c     is a payload file a kernel module?  (its content decides)
  *   rpm.c        librpm configuration, log capture, header facts, signatures
  *   files.c      facts of a package's file list
@@ -71,13 +72,33 @@ struct pkg_class {
  */
 enum pkg_kind pkg_classify(const char *path, struct pkg_class *c);
 /*
- * The same, with the file's class from the package header (rpmbuild records
- * what file(1) says of each file; NULL when unknown): any ELF relocatable
- * object is a module candidate too, wherever it lies and however it is named.
+ * The same, with the file's type from the package header (pkg_ftype(): the
+ * class or MIME type rpmbuild recorded; NULL when unknown): any ELF
+ * relocatable object is a module candidate too, wherever it lies and however
+ * it is named.
  */
-enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg_class *c);
+enum pkg_kind pkg_classify_file(const char *path, const char *ftype, struct pkg_class *c);
 /* Below /lib/modules/ or /usr/lib/modules/. */
 bool pkg_in_module_dir(const char *path);
+
+/* --------------------------------------------------------------- ftype.c */
+
+/*
+ * What a package header says each file is, as rpmbuild recorded it with
+ * libmagic: the class (v4 packages: "ELF 64-bit LSB relocatable, ...") or,
+ * in v6 packages (rpm >= 6.0, which records no classes), the MIME type
+ * ("application/x-object").  Read from the tags themselves: librpm's file
+ * lists lack them (a transaction element's: RPMFI_FLAGS_INSTALL has
+ * RPMFI_NOFILECLASS; before 6.0 no MIME API at all).  NULL when the header
+ * has neither (a package built without them) or on ENOMEM.
+ */
+struct pkg_ftypes;
+struct pkg_ftypes *pkg_ftypes_new(Header h);
+void pkg_ftypes_free(struct pkg_ftypes *t);
+/* The type of file @i (header order), NULL when unknown. */
+const char *pkg_ftype(const struct pkg_ftypes *t, int i);
+/* How many files it describes (0 for NULL): it must be the file list's count. */
+size_t pkg_ftypes_count(const struct pkg_ftypes *t);
 
 /* -------------------------------------------------------------- module.c */
 
@@ -164,18 +185,12 @@ struct pkg_files_facts {
 	bool oot;		/* a module file outside a kernel's own tree */
 	bool kernel_files;	/* an export table or .config of a kernel */
 };
-/* @classes: where the file classes are (pkg_header_classes), NULL: in @files */
-void pkg_files_scan(rpmfiles files, rpmfiles classes, struct pkg_files_facts *f);
-/*
- * The file classes of @h's files, for a file list that lacks them: rpm drops
- * them from a transaction element's (RPMFI_FLAGS_INSTALL has
- * RPMFI_NOFILECLASS), so the plugin reads the header again.  NULL when @h
- * lists another number of files than @files, or on ENOMEM.
- */
-rpmfiles pkg_header_classes(Header h, rpmfiles files);
+/* @types: the header's file types (pkg_ftypes_new), NULL: none known */
+void pkg_files_scan(rpmfiles files, const struct pkg_ftypes *types, struct pkg_files_facts *f);
 /* fn(ctx, path, class) for each regular, non-%ghost file of a kind in @kinds; stops on < 0. */
 typedef int (*pkg_path_fn)(void *ctx, const char *path, const struct pkg_class *c);
-int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx);
+int pkg_files_each(rpmfiles files, const struct pkg_ftypes *types, unsigned kinds, pkg_path_fn fn,
+		   void *ctx);
 
 /* ------------------------------------------------------------- payload.c */
 
@@ -209,8 +224,8 @@ struct pkg_payload_opts {
 	bool (*want)(void *want_ctx, const char *path);
 	void *want_ctx;
 	uint64_t want_max;
-	/* file classes by index when @files has none (pkg_header_classes), else NULL */
-	rpmfiles classes;
+	/* the header's file types (pkg_ftypes_new), NULL: none known */
+	const struct pkg_ftypes *types;
 };
 
 /*

@@ -147,7 +147,7 @@ static void scan_payload(struct tgp_state *st, struct tgp_pkg *pkg, FD_t fd, Hea
 			[PKG_IMAGE] = st->lim.max_input_size,
 			[PKG_SYSMAP] = st->lim.max_input_size,
 		},
-		.classes = pkg->classes,
+		.types = pkg->types,
 	};
 	struct scan s = { st, pkg, NULL, 0, now_seconds() };
 	struct tg_workq *q = NULL;
@@ -186,25 +186,25 @@ exit:
 
 /*
  * The header of the package at @fd read again, for what the element's file
- * list lacks: the file classes.  NULL when it cannot be read (rpm's verify
+ * list lacks: the file types.  NULL when it cannot be read (rpm's verify
  * step read it just before: this does not happen in practice).
  */
-static Header reread(rpmts ts, rpmte te, FD_t fd, rpmfiles files, rpmfiles *classes)
+static Header reread(rpmts ts, rpmte te, FD_t fd, struct pkg_ftypes **types)
 {
 	Header h = NULL;
 
-	*classes = NULL;
+	*types = NULL;
 	if (pkg_header_reread(ts, fd, rpmteNEVRA(te), &h) < 0)
 		return NULL;
-	*classes = pkg_header_classes(h, files);
+	*types = pkg_ftypes_new(h);
 	return h;
 }
 
 /*
  * Every added package's header is read again through the application's
  * callback (as rpm's own verify step does): the names say little, a module
- * can hide under any name, and only the header's file classes say which
- * files are ELF relocatable objects.  Only a package with module candidates
+ * can hide under any name, and only the header's file types (libmagic's
+ * class or MIME type) say which files are ELF relocatable objects.  Only a package with module candidates
  * (by name, place or class) or kernel files has its payload read.
  */
 void tgp_prescan(struct tgp_state *st, rpmts ts)
@@ -213,7 +213,8 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 	rpmte te;
 
 	while ((te = rpmtsiNext(pi, TR_ADDED)) != NULL) {
-		rpmfiles files = rpmteFiles(te), classes = NULL;
+		rpmfiles files = rpmteFiles(te);
+		struct pkg_ftypes *types = NULL;
 		struct pkg_files_facts f;
 		struct tgp_pkg *pkg;
 		Header h = NULL;
@@ -222,14 +223,14 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 		if (!files)
 			continue;
 		fd = rpmtsNotify(ts, te, RPMCALLBACK_INST_OPEN_FILE, 0, 0);
-		if (fd && !(h = reread(ts, te, fd, files, &classes)))
+		if (fd && !(h = reread(ts, te, fd, &types)))
 			rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot read its header again: only files "
 			       "named or placed as modules are checked\n", rpmteNEVRA(te));
-		pkg_files_scan(files, classes, &f);
+		pkg_files_scan(files, types, &f);
 		rpmfilesFree(files);
 		/* the common case: costs a header read; without a package file, see psm_pre */
 		if (fd && f.n_modules == 0 && !f.kernel_files) {
-			rpmfilesFree(classes);
+			pkg_ftypes_free(types);
 			headerFree(h);
 			rpmtsNotify(ts, te, RPMCALLBACK_INST_CLOSE_FILE, 0, 0);
 			continue;
@@ -238,17 +239,17 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 		if (pkg) {
 			pkg->oot = f.oot;
 			pkg->bs_expected = f.n_prepared;
-			pkg->classes = classes;
-			classes = NULL;
+			pkg->types = types;
+			types = NULL;
 		}
 		if (pkg && fd == NULL) {
 			rpmlog(RPMLOG_DEBUG, "taintguard: %s: no package fd from the application, "
 			       "checking modules as they are unpacked\n", pkg->nevra);
-			pkg->classes_pending = true;
+			pkg->types_pending = true;
 		} else if (pkg) {
 			scan_payload(st, pkg, fd, h);
 		}
-		rpmfilesFree(classes);
+		pkg_ftypes_free(types);
 		headerFree(h);
 		if (fd)
 			rpmtsNotify(ts, te, RPMCALLBACK_INST_CLOSE_FILE, 0, 0);

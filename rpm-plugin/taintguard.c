@@ -298,22 +298,22 @@ static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
 }
 
 /*
- * No package file in tsm_pre: the file classes come from the header rpm
- * holds now (rpmteHeader() is NULL in tsm_pre), for the backstop.
+ * No package file in tsm_pre: the file types come from the header rpm holds
+ * now (rpmteHeader() is NULL in tsm_pre), for the backstop.
  */
-static void classes_now(struct tgp_pkg *pkg, rpmte te)
+static void types_now(struct tgp_pkg *pkg, rpmte te)
 {
 	Header h = rpmteHeader(te);
 	rpmfiles files = rpmteFiles(te);
 	struct pkg_files_facts f;
 
-	pkg->classes_pending = false;
-	if (h && files && (pkg->classes = pkg_header_classes(h, files)) != NULL) {
-		pkg_files_scan(files, pkg->classes, &f);
+	pkg->types_pending = false;
+	if (files && (pkg->types = pkg_ftypes_new(h)) != NULL) {
+		pkg_files_scan(files, pkg->types, &f);
 		pkg->bs_expected = f.n_prepared;
 		pkg->oot = f.oot;
 	} else {
-		rpmlog(RPMLOG_DEBUG, "taintguard: %s: no file classes: only files named or placed "
+		rpmlog(RPMLOG_DEBUG, "taintguard: %s: no file types: only files named or placed "
 		       "as modules are checked\n", pkg->nevra);
 	}
 	rpmfilesFree(files);
@@ -341,8 +341,8 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	if (pkg->psm_seen)
 		return guard;
 	pkg->psm_seen = true;
-	if (pkg->classes_pending)
-		classes_now(pkg, te);
+	if (pkg->types_pending)
+		types_now(pkg, te);
 	if (guard == RPMRC_FAIL)
 		pkg->refused = true;
 	if (!pkg->scanned && backstop_off && pkg->bs_expected > 0 && st->mode != TGP_OFF) {
@@ -415,13 +415,12 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 	return RPMRC_OK;
 }
 
-/* By name, place, or the class the header gives the file (the element's list has none). */
+/* By name, place, or the type the header gives the file (the element's list has none). */
 static bool is_candidate(const struct tgp_pkg *pkg, rpmfi fi, const char *path)
 {
 	struct pkg_class c;
-	const char *fclass = pkg->classes ? rpmfilesFClass(pkg->classes, rpmfiFX(fi)) : NULL;
 
-	return pkg_classify_file(path, fclass, &c) == PKG_MODULE;
+	return pkg_classify_file(path, pkg_ftype(pkg->types, rpmfiFX(fi)), &c) == PKG_MODULE;
 }
 
 /* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */

@@ -38,13 +38,13 @@ struct tgp_pkg {
 	size_t n_mods;
 	size_t bs_expected, bs_seen;
 	/*
-	 * The header's file classes (rpm drops them from the element's file
+	 * The header's file types (rpm drops them from the element's file
 	 * list): a module hidden as /opt/vendor/engine.bin is a candidate only
-	 * by its class.  Pending when tsm_pre had no package file: psm_pre takes
+	 * by its type.  Pending when tsm_pre had no package file: psm_pre takes
 	 * them from rpmteHeader() for the backstop.
 	 */
-	rpmfiles classes;
-	bool classes_pending;
+	struct pkg_ftypes *types;
+	bool types_pending;
 	struct tg_verdict *v;	/* verdicts for its modules */
 	size_t nv;
 	enum tg_action action;	/* worst of v[] */

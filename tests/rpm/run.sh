@@ -199,6 +199,8 @@ FORMAT=$(rpm --eval '%{?_rpmformat}')
 if [ "$FORMAT" = 6 ]; then
 	pkg tg-lve4 1.0 "lve.ko:$MD/lve.ko" --define '_rpmformat 4'
 	pkg tg-gplok4 1.0 "gplok.ko:$MD/gplok.ko" --define '_rpmformat 4'
+	# v4 packages carry libmagic's class of each file, v6 packages its MIME type only
+	pkg tg-hidden4 1.0 "lve.ko:/opt/vendor/engine.bin" --define '_rpmformat 4'
 fi
 pkg tg-gplpre 1.0 "gplok.ko:$MD/gplok.ko" --define 'with_pretrans 1'
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
@@ -589,14 +591,21 @@ rpmx -ivh "$(P tg-opt)"
 check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'refused tg-opt-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 
 # --- 7b. modules that hide: any file rpmbuild classed as an ELF relocatable ---------
-# (what rpmbuild wrote is printed: the matrix shows it for each rpm release)
-fclass() { rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }'; }
+# (what rpmbuild wrote is printed: the matrix shows it for each rpm release).  The
+# type of a file: libmagic's class (v4 packages), else its MIME type (v6, rpm >= 6.0).
+fclass() {
+	local t
+	t=$(rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }')
+	[ -n "$t" ] || ! rpm_ge 6.0 ||
+		t=$(rpm -qp --qf '[%{FILENAMES}\t%{FILEMIMES}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }')
+	echo "$t"
+}
+RELOC='^(ELF (32|64)-bit [LM]SB relocatable|application/x-object$)'
 FC=$(fclass "$(P tg-hidden)" /opt/vendor/engine.bin)
 echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin: $FC"
 echo "# of plain.o: $(fclass "$(P tg-objs)" /usr/lib/tg-objs/plain.o)"
 echo "# of lve.ko.debug: $(fclass "$(P tg-objs)" /usr/lib/debug/opt/vendor/engine.bin.debug)"
-check "hidden: the header classes engine.bin as an ELF relocatable" \
-	grep -qE '^ELF (32|64)-bit [LM]SB relocatable' <<<"$FC"
+check "hidden: the header types engine.bin as an ELF relocatable" grep -qE "$RELOC" <<<"$FC"
 HIDDEN_LINE="refused tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine\\.bin \\(modprobe won't find it, only insmod\\): the kernel would refuse it: GPL-only symbols denied \\([a-z_]+( \\.\\.\\.)?\\)"
 line_in() { grep -qxE -- "$1" <<<"$2"; }	# line_in ERE TEXT: a whole line of TEXT matches
 mkroot
@@ -612,13 +621,19 @@ check "hidden: nothing on disk (no /opt/vendor, no %config file), %pre not run" 
 FCX=$(fclass "$(P tg-hiddenxz)" /opt/vendor/engine.xz)
 echo "# rpmbuild's class of lve.ko.xz as /opt/vendor/engine.xz: $FCX"
 rpmx -ivh "$(P tg-hiddenxz)"
-if grep -qE '^ELF (32|64)-bit [LM]SB relocatable' <<<"$FCX"; then
+if grep -qE "$RELOC" <<<"$FCX"; then
 	check "hidden, xz-compressed: refused, its line names /opt/vendor/engine.xz (exit $RC = 1)" \
 		bash -c "test $RC = 1 && grep -q 'refused tg-hiddenxz-1.0-1.noarch: module lve hidden as /opt/vendor/engine.xz (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor'" "$OUT"
 else	# not classed as an ELF: not a candidate (docs/candidates.md)
 	check "hidden, xz-compressed, class '$FCX': not a candidate, installed (exit $RC = 0)" \
 		bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
 	rpmx -e tg-hiddenxz
+fi
+if [ "$FORMAT" = 6 ]; then	# and a v4 package on rpm >= 6.0: by its class
+	echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin in a v4 package: $(fclass "$(P tg-hidden4)" /opt/vendor/engine.bin)"
+	rpmx -ivh "$(P tg-hidden4)"
+	check "hidden, v4 package on rpm $RPMVER: refused, its line names /opt/vendor/engine.bin (exit $RC = 1)" \
+		bash -c "test $RC = 1 && grep -q 'refused tg-hidden4-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor/engine.bin'" "$OUT"
 fi
 rpmx -ivh "$(P tg-objs)"
 check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installed silently (exit $RC)" \
