@@ -59,7 +59,7 @@ struct pkg_class {
 	bool in_tree;		/* PKG_MODULE: in a kernel's own tree (lib/modules/KVER/kernel/) */
 	/*
 	 * PKG_MODULE: neither named nor placed as a module, but the header's
-	 * file class says ELF relocatable (what every .ko is): a module can be
+	 * file type says ELF relocatable (what every .ko is): a module can be
 	 * shipped as /opt/vendor/engine.bin and insmod'ed by a scriptlet.
 	 */
 	bool hidden;
