@@ -202,10 +202,10 @@ static Header reread(rpmts ts, rpmte te, FD_t fd, struct pkg_ftypes **types)
 
 /*
  * Every added package's header is read again through the application's
- * callback (as rpm's own verify step does): the names say little, a module
- * can hide under any name, and only the header's file types (libmagic's
- * class or MIME type) say which files are ELF relocatable objects.  Only a package with module candidates
- * (by name, place or class) or kernel files has its payload read.
+ * callback (as rpm's own verify step does): a module can hide under any
+ * name, and only the header's file types (libmagic's class or MIME type)
+ * say which files are ELF relocatable objects.  Only a package with module
+ * candidates (by name, place or type) or kernel files has its payload read.
  */
 void tgp_prescan(struct tgp_state *st, rpmts ts)
 {
