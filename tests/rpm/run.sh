@@ -602,7 +602,7 @@ fclass() {
 }
 RELOC='^(ELF (32|64)-bit [LM]SB relocatable|application/x-object$)'
 FC=$(fclass "$(P tg-hidden)" /opt/vendor/engine.bin)
-echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin: $FC"
+echo "# rpmbuild's type (class or MIME) of lve.ko as /opt/vendor/engine.bin: $FC"
 echo "# of plain.o: $(fclass "$(P tg-objs)" /usr/lib/tg-objs/plain.o)"
 echo "# of lve.ko.debug: $(fclass "$(P tg-objs)" /usr/lib/debug/opt/vendor/engine.bin.debug)"
 check "hidden: the header types engine.bin as an ELF relocatable" grep -qE "$RELOC" <<<"$FC"
@@ -619,7 +619,7 @@ check "hidden: nothing on disk (no /opt/vendor, no %config file), %pre not run" 
 [ "$RC" = 1 ] || show
 # libmagic looks inside compressed files when rpmbuild asks it to: then the class is the ELF's
 FCX=$(fclass "$(P tg-hiddenxz)" /opt/vendor/engine.xz)
-echo "# rpmbuild's class of lve.ko.xz as /opt/vendor/engine.xz: $FCX"
+echo "# rpmbuild's type of lve.ko.xz as /opt/vendor/engine.xz: $FCX"
 rpmx -ivh "$(P tg-hiddenxz)"
 if grep -qE "$RELOC" <<<"$FCX"; then
 	check "hidden, xz-compressed: refused, its line names /opt/vendor/engine.xz (exit $RC = 1)" \
