@@ -641,6 +641,17 @@ check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installe
 check "objs: its files are there" test -f "$R/usr/lib/tg-objs/plain.o" -a -f "$R/usr/src/tg-objs/lve.o" \
 	-a -f "$R/usr/lib/debug/opt/vendor/engine.bin.debug"
 [ "$RC" = 0 ] || show
+# let in by warn mode: the warning says where it lives; the record keeps it (explain NAME)
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-hidden)"
+check "hidden, warn mode: installed with the warning naming where it lives (exit $RC = 0)" \
+	bash -c "test $RC = 0 && grep -q '^warning: taintguard: warn mode, installed although denied: tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test -f '$R/opt/vendor/engine.bin'" "$OUT"
+set +e
+EXR=$("$TG" explain --root "$R" tg-hidden 2>&1)
+set -e
+check "hidden: explain NAME (the record) says where it lives and that only insmod loads it" \
+	bash -c "grep -q '^  /opt/vendor/engine.bin: module lve, taint POE, rule ' <<<\"\$0\" && grep -q '^    hidden: installed as /opt/vendor/engine.bin, outside the module directories: modprobe never finds it, only an explicit insmod of that path loads it\$' <<<\"\$0\"" "$EXR"
+[ "$fail" -eq 0 ] || echo "$EXR" | sed 's/^/#   /'
 if [ -x "$(dirname "$TG")/taintguard-audit" ]; then
 	set +e
 	AUD=$("$TG" audit --kernel "$K" "$(P tg-hidden)" 2>&1); ARC=$?
