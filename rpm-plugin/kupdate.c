@@ -185,7 +185,8 @@ rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg)
 {
 	if (!pkg->kdeny || st->mode != TGP_ENFORCE)
 		return RPMRC_OK;
-	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s: %zu installed module%s would not "
+	/* an error dnf5 would keep in its log file only: tgp_say echoes it there */
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s: %zu installed module%s would not "
 	       "load cleanly under kernel %s (%%_taintguard_kernel_update is deny)\n", pkg->nevra,
 	       pkg->nkv, pkg->nkv == 1 ? "" : "s", pkg->krel);
 	pkg->refused = true;
