@@ -124,6 +124,13 @@ for ko in "$KB/main"/*.ko; do
 done
 cp -f "$KB/lve_nogpl/lve.ko" "$OUT/lve_nogpl/lve.ko"
 cp -f "$OUT/lve.ko" "$OUT/notlve.ko"     # struct module name stays "lve"
+# gplok for the other architecture: e_machine (ELF header offset 18, 16-bit
+# little endian) x86_64 (62) <-> aarch64 (183).
+em() { od -An -tu2 -j18 -N2 "$1" | tr -d ' '; }
+cp -f "$OUT/gplok.ko" "$OUT/wrongarch.ko"
+case $(em "$OUT/gplok.ko") in
+62) printf '\267\000' ;; 183) printf '\076\000' ;; *) die "gplok.ko: unexpected e_machine $(em "$OUT/gplok.ko")" ;;
+esac | dd of="$OUT/wrongarch.ko" bs=1 seek=18 conv=notrunc status=none
 
 VM=$(me "$OUT/vmrel.ko" get-modinfo vermagic)
 REL=${VM%% *}
@@ -284,13 +291,14 @@ done < <(grep -v '^#' "$here/cases.tsv")
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
 	n=$(basename "$f" .ko)
 	want=$n
-	case $n in notlve) want=lve ;; esac
+	case $n in notlve) want=lve ;; wrongarch) want=gplok ;; esac
 	[ "$(name_of "$f")" = "$want" ] || bad "$f: modinfo name '$(name_of "$f")', want '$want'"
 	[ "$(me "$f" get-name)" = "$want" ] || bad "$f: struct module name '$(me "$f" get-name)', want '$want'"
 done
 # struct module name (.gnu.linkonce.this_module + 24) of the renamed copy.
 [ "$(me "$OUT/notlve.ko" get-name)" = lve ] || bad "notlve.ko: struct module name is not lve"
 
+[ "$(em "$OUT/wrongarch.ko")" != "$(em "$OUT/gplok.ko")" ] || bad "wrongarch: e_machine unchanged"
 # Licences.
 has_entry "$OUT/gplok.ko" "license=GPL" || bad "gplok: license"
 has_entry "$OUT/lic_gpl_addl.ko" "license=GPL and additional rights" || bad "lic_gpl_addl: license"
@@ -401,5 +409,5 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | cut -f1 | grep -v @ | grep
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko"
+note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp wrongarch; signed: signedown; renamed: notlve.ko"
 note "signatures (sig/): dummy_modified dummy_stripped dummy_stripped_sigkept signedown_modified signedown_keyid signedown_attrs signedown_certs signedown_certs_modified"
