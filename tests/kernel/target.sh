@@ -58,12 +58,13 @@ echo "$SRC" >"$APTD/sources.list"
 	echo "Dir::Cache \"$APTD/cache\";"
 	echo "Acquire::Check-Valid-Until \"false\";"
 	echo "APT::Sandbox::User \"root\";"
+	# An empty dpkg status of our own: the host's installed packages (a 6.12
+	# kernel from bookworm itself, say) are no candidates for download.
+	echo "Dir::State::status \"$APTD/status\";"
 	if [ "$ARCH" = arm64 ]; then
-		# arm64 first (unqualified names), amd64 for the kbuild tools; an
-		# empty dpkg status of our own: nothing here is installed.
+		# arm64 first (unqualified names), amd64 for the kbuild tools
 		echo "APT::Architecture \"arm64\";"
 		echo "APT::Architectures { \"arm64\"; \"amd64\"; };"
-		echo "Dir::State::status \"$APTD/status\";"
 	fi
 } >"$APTD/apt.conf"
 touch "$APTD/status"
