@@ -50,11 +50,15 @@ flock 9
 
 # One private apt state per archive suite (never the host's sources).
 mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
+: >>"$APTD/status"
 echo "$SRC" >"$APTD/sources.list"
 {
 	echo "Dir::Etc::SourceList \"$APTD/sources.list\";"
 	echo "Dir::Etc::SourceParts \"/nonexistent\";"
 	echo "Dir::State::Lists \"$APTD/lists\";"
+	# not the host's dpkg status: a kernel installed on the host (another
+	# 6.12) would be offered by apt-cache but not downloadable from here
+	echo "Dir::State::status \"$APTD/status\";"
 	echo "Dir::Cache \"$APTD/cache\";"
 	echo "Acquire::Check-Valid-Until \"false\";"
 	echo "APT::Sandbox::User \"root\";"

@@ -849,7 +849,7 @@ rpmx -ivh "$(P tg-kernel)"
 check "kernel update: the kernel installs, its %pretrans ran (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-kernel && grep -q '^pretrans tg-kernel-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
 check "kernel update: one line for lve under the new kernel, one summary line" \
-	bash -c "test \$(grep -c 'kernel $K: tg-lve: module lve ($MD/lve.ko): will ' <<<\"\$0\") = 1 && grep -q 'kernel $K (tg-kernel-1.0-1.noarch): 1 installed module will not load cleanly under it (installing it anyway' <<<\"\$0\"" "$OUT"
+	bash -c "test \$(grep -c 'kernel $K: tg-lve: module lve ($MD/lve.ko): the kernel would refuse it: ' <<<\"\$0\") = 1 && grep -q 'kernel $K (tg-kernel-1.0-1.noarch): 1 installed module will not load cleanly under it (installing it anyway' <<<\"\$0\"" "$OUT"
 [ "$RC" = 0 ] || show
 kernel_root
 rpmx -ivh --define '_taintguard_kernel_update deny' "$(P tg-kernel)"
