@@ -62,16 +62,12 @@ echo "$SRC" >"$APTD/sources.list"
 	echo "Dir::Cache \"$APTD/cache\";"
 	echo "Acquire::Check-Valid-Until \"false\";"
 	echo "APT::Sandbox::User \"root\";"
-	# An empty dpkg status of our own: the host's installed packages (a 6.12
-	# kernel from bookworm itself, say) are no candidates for download.
-	echo "Dir::State::status \"$APTD/status\";"
 	if [ "$ARCH" = arm64 ]; then
 		# arm64 first (unqualified names), amd64 for the kbuild tools
 		echo "APT::Architecture \"arm64\";"
 		echo "APT::Architectures { \"arm64\"; \"amd64\"; };"
 	fi
 } >"$APTD/apt.conf"
-touch "$APTD/status"
 export APT_CONFIG=$APTD/apt.conf
 if [ -z "$(find "$APTD/lists" -name '*Packages*' -mmin -720 2>/dev/null | head -n 1)" ]; then
 	apt-get -qq update >"$APTD/update.log" 2>&1 || die "apt-get update failed ($APTD/update.log)"
