@@ -36,6 +36,7 @@ struct taint_event {
 	bool module;		/* add_taint_module(): also in mod->taints */
 	bool global;		/* add_taint(): in /proc/sys/kernel/tainted */
 	int step;
+	bool before_refusal;	/* set in its step ahead of that step's own refusal */
 };
 
 struct state {
@@ -57,7 +58,7 @@ struct state {
 static int add_taint(struct state *s, unsigned bit, bool module, bool global, int step)
 {
 	if (s->n_ev < TG_ARRAY_SIZE(s->ev))
-		s->ev[s->n_ev++] = (struct taint_event){ bit, module, global, step };
+		s->ev[s->n_ev++] = (struct taint_event){ bit, module, global, step, false };
 	if (module)
 		s->mod_taint |= TG_TAINT_BIT(bit);
 	return 0;
@@ -288,6 +289,13 @@ static int check_elf(struct state *s)
 			tg_compression_name(s->m->compression),
 			s->k->loadable_compressions_source ? s->k->loadable_compressions_source : "kmod",
 			tg_compression_name(s->m->compression));
+	/* elf_validity_check(): elf_check_arch() comes right after the magic and ET_REL */
+	if (s->k && s->k->e_machine && s->m->e_machine != s->k->e_machine)
+		return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf",
+			"build the module for the target kernel's architecture",
+			"invalid module: built for %s (ELF machine %u) but the kernel's architecture is "
+			"ELF machine %u (\"Invalid architecture in ELF header\")",
+			s->m->arch ? s->m->arch : "unknown", s->m->e_machine, s->k->e_machine);
 	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 					   "invalid module: %s", s->m->problems[i]);
@@ -347,6 +355,40 @@ static int check_modstruct(struct state *s)
 /* ------------------------------------------------------ step 5: vermagic */
 /* docs/loader-rules.md#r6-vermagic, #r7-livepatch */
 
+/*
+ * check_modinfo_livepatch() on a kernel without CONFIG_LIVEPATCH (arm64 6.1).
+ * Up to 6.3 check_modinfo() had tainted O (no intree key) and C (staging)
+ * just before it asked, and add_taint() is never undone: a refused livepatch
+ * module leaves them in the kernel's mask.  6.4 moved every taint after the
+ * checks (module_augment_kernel_taints()), so newer kernels keep none.
+ */
+static int refuse_livepatch(struct state *s)
+{
+	static const struct {
+		const char *key;
+		bool present;
+		unsigned bit;
+		char flag;
+		const char *why;
+	} early[] = {
+		{ "intree", false, TG_TAINT_OOT, 'O', "out-of-tree module: tainted before the livepatch check refused it" },
+		{ "staging", true, TG_TAINT_CRAP, 'C', "staging driver: tainted before the livepatch check refused it" },
+	};
+	size_t n;
+
+	for (size_t i = 0; s->kv && s->kv < TG_KVER(6, 4, 0) && i < TG_ARRAY_SIZE(early); i++) {
+		if (tg_module_has(s->m, early[i].key) != early[i].present)
+			continue;
+		n = s->n_ev;
+		add_taint(s, early[i].bit, true, true, STEP_MODINFO);
+		if (s->n_ev > n)
+			s->ev[n].before_refusal = true;
+		tg_verdict_add_flag(s->v, early[i].flag, true, NULL, "%s", early[i].why);
+	}
+	return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "livepatch-unsupported", NULL,
+		"module is marked as livepatch module, but livepatch support is disabled");
+}
+
 /* version.c same_magic(): with CRCs the release part is not compared. */
 static bool same_magic(const char *a, const char *b, bool has_crcs)
 {
@@ -378,8 +420,7 @@ static int check_vermagic(struct state *s)
 				"version magic '%s' should be '%s'", vm, s->k->vermagic);
 	}
 	if (tg_module_has(s->m, "livepatch") && s->k && s->k->livepatch == TG_NO)
-		return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "livepatch-unsupported", NULL,
-			"module is marked as livepatch module, but livepatch support is disabled");
+		return refuse_livepatch(s);
 	return 0;
 }
 
@@ -740,7 +781,8 @@ static void settle_taints(struct state *s)
 	int stop = first_refusal_step(s->v);
 
 	for (size_t i = 0; i < s->n_ev; i++)
-		if (s->ev[i].step < stop && s->ev[i].global)
+		if ((s->ev[i].step < stop || (s->ev[i].step == stop && s->ev[i].before_refusal)) &&
+		    s->ev[i].global)
 			s->v->taint_kernel |= TG_TAINT_BIT(s->ev[i].bit);
 	s->v->loads = s->v->n_refusals == 0;
 	s->v->taint_module = s->v->loads ? s->mod_taint : 0;

@@ -2,15 +2,18 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 sanitize (default: all);
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-arm64 sanitize
+# (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
-# packages, not installed: tests/kernel/target.sh); rpm-matrix: the
+# packages, not installed: tests/kernel/target.sh); kernel-arm64: the same on Debian 12's arm64
+# 6.1 (modules cross-built with gcc-aarch64-linux-gnu, booted with qemu-system-aarch64 under
+# TCG); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -84,6 +87,7 @@ for s in $SUITES; do
 	package) run_suite package tests/package/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
 	kernel-6.12) run_suite kernel-6.12 tests/kernel/run.sh --target 6.12 ;;
+	kernel-arm64) run_suite kernel-arm64 tests/kernel/run.sh --target 6.1-arm64 ;;
 	sanitize)
 		# The same unit and module suites, rebuilt with ASan+UBSan; the
 		# threaded paths under ThreadSanitizer.

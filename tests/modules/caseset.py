@@ -1,11 +1,17 @@
 """Rows of tests/modules/cases.tsv that hold for one target kernel.
 
-A row whose case is CASE@CONDITION is what the kernel does with CASE when
-CONDITION holds for the target kernel's version, and then replaces the row
-CASE (the last matching variant wins).  CONDITION is OPVERSION, OP one of
->=, <, e.g. "modsize@>=6.4": 6.4 and later refuse what 6.1 loads.
+A row whose case is CASE@CONDITIONS is what the kernel does with CASE when
+every one of CONDITIONS (comma-separated) holds for the target kernel, and
+then replaces the row CASE (the last matching variant wins).  A condition is
+OPVERSION, OP one of >=, <, on the kernel's version ("modsize@>=6.4": 6.4 and
+later refuse what 6.1 loads), or an architecture name as the kernel's
+.config says it ("livepatch@arm64,<6.4": arm64 6.1 has no livepatch).
 """
+import os
 import re
+
+# CONFIG_<ARCH>=y of the target's .config -> the condition's name
+ARCHES = {"X86_64": "x86_64", "ARM64": "arm64", "RISCV": "riscv", "S390": "s390", "PPC64": "ppc64"}
 
 
 def version_of(kver):
@@ -13,7 +19,27 @@ def version_of(kver):
     return tuple(int(x or 0) for x in m.groups()) if m else None
 
 
-def holds(cond, kver):
+def arch_of(kver, kroot=None):
+    """The target kernel's architecture: its .config (below TG_KROOT), else its release name."""
+    kroot = os.environ.get("TG_KROOT", "") if kroot is None else kroot
+    for cfg in ("%s/boot/config-%s" % (kroot, kver), "%s/lib/modules/%s/build/.config" % (kroot, kver)):
+        try:
+            with open(cfg) as f:
+                on = {l.split("=")[0][7:] for l in f if l.startswith("CONFIG_") and l.rstrip().endswith("=y")}
+        except OSError:
+            continue
+        for k, name in ARCHES.items():
+            if k in on:
+                return name
+    m = re.search(r"[-.](amd64|x86_64|arm64|aarch64)$", kver or "")
+    return {"amd64": "x86_64", "aarch64": "arm64"}.get(m.group(1), m.group(1)) if m else None
+
+
+def holds_one(cond, kver, arch):
+    if cond in ARCHES.values():
+        if arch is None:
+            raise ValueError("cases.tsv: architecture of kernel %r unknown" % kver)
+        return cond == arch
     m = re.fullmatch(r"(>=|<)(\d+(?:\.\d+){0,2})", cond)
     if not m:
         raise ValueError("cases.tsv: bad condition %r" % cond)
@@ -24,7 +50,12 @@ def holds(cond, kver):
     return have >= want if m.group(1) == ">=" else have < want
 
 
-def read_cases(path, kver):
+def holds(cond, kver, arch=None):
+    return all(holds_one(c, kver, arch) for c in cond.split(","))
+
+
+def read_cases(path, kver, arch=None):
+    arch = arch or arch_of(kver)
     with open(path) as f:
         lines = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#")]
     head = lines[0].split("\t")
@@ -33,7 +64,7 @@ def read_cases(path, kver):
         row = l.split("\t")
         c = dict(zip(head, row + ["-"] * (len(head) - len(row))))
         name, _, cond = c["case"].partition("@")
-        if cond and not holds(cond, kver):
+        if cond and not holds(cond, kver, arch):
             continue
         if name not in rows:
             order.append(name)

@@ -952,4 +952,36 @@ check "signature: no kernel image in the root -> installed but marked, saying wh
 	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'marked tg-distsig-1.0-1.noarch: module dummy (tgdummy.ko): not fully checked: signature not verified' <<<\"\$0\"" "$OUT"
 [ "$fail" -eq 0 ] || show
 
+# --- 18. a kernel in the transaction (docs/kernel-update.md) ------------------------
+# The target kernel's files as a kernel package lays them out; the root holds
+# lve, installed in warn mode before the kernel arrives.  The kernel is never
+# refused by default; %_taintguard_kernel_update deny stops it, %pretrans too
+# (rpm >= 6.1 calls psm_pre for the install only: scriptlet_pre refuses it).
+KP=$W/kernelpkg
+mkdir -p "$KP"
+cp "/boot/vmlinuz-$K" "$KP/vmlinuz" && cp "$KBUILD/.config" "$KP/config"
+gzip -c "$KBUILD/Module.symvers" >"$KP/symvers.gz"
+pkg tg-kernel 1.0 "vmlinuz:/boot/vmlinuz-$K config:/boot/config-$K symvers.gz:/lib/modules/$K/symvers.gz" \
+	--define "moddir $KP" --define 'with_pretrans 1' --define '_binary_payload w1.gzdio'
+kernel_root() {
+	mkroot nokernel
+	rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
+	installed tg-lve || { show; bail "kernel update: tg-lve does not install in warn mode"; }
+	rm -f "$R/var/tmp/tgtest-scriptlets.log"
+}
+kernel_root
+rpmx -ivh "$(P tg-kernel)"
+check "kernel update: the kernel installs, its %pretrans ran (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-kernel && grep -q '^pretrans tg-kernel-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
+check "kernel update: one line for lve under the new kernel, one summary line" \
+	bash -c "test \$(grep -c 'kernel $K: tg-lve: module lve ($MD/lve.ko): the kernel would refuse it: ' <<<\"\$0\") = 1 && grep -q 'kernel $K (tg-kernel-1.0-1.noarch): 1 installed module will not load cleanly under it (installing it anyway' <<<\"\$0\"" "$OUT"
+[ "$RC" = 0 ] || show
+kernel_root
+rpmx -ivh --define '_taintguard_kernel_update deny' "$(P tg-kernel)"
+check "kernel update, deny: refused, naming the count and the macro (exit $RC)" \
+	bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-kernel && grep -q 'refusing to install tg-kernel-1.0-1.noarch: 1 installed module would not load cleanly under kernel $K (%_taintguard_kernel_update is deny)' <<<\"\$0\"" "$OUT"
+check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
+	bash -c "! grep -q 'tg-kernel' '$R/var/tmp/tgtest-scriptlets.log' 2>/dev/null && test ! -e '$R/boot/vmlinuz-$K'"
+[ "$RC" != 0 ] || show
+
 finish
