@@ -66,7 +66,7 @@ REPO_LIBS   := $(shell $(PKG_CONFIG) --libs librepo glib-2.0 2>/dev/null) $(CRC_
 # What the package reader is: cached facts of packages (pkg/cache.c) are only
 # believed when written by the same reader code (sources hashed).
 READER_SRC = $(sort $(wildcard lib/module*.c lib/signature.c lib/decompress.c lib/strpool.c lib/kernel_places.c \
-	pkg/classify.c pkg/module.c pkg/files.c pkg/payload.c pkg/decode.c pkg/rpm.c pkg/repo.c)) lib/taintguard.h
+	pkg/classify.c pkg/ftype.c pkg/module.c pkg/files.c pkg/payload.c pkg/decode.c pkg/rpm.c pkg/repo.c)) lib/taintguard.h
 READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))

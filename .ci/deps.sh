@@ -20,6 +20,7 @@ PKGS="
   linux-headers-amd64 linux-image-amd64 kmod dwarves
   dkms
   qemu-system-x86 busybox-static
+  qemu-system-arm gcc-aarch64-linux-gnu
   createrepo-c
   dnf zypper
   librepo-dev libcreaterepo-c0 libglib2.0-dev

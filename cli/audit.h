@@ -37,6 +37,7 @@ struct audit_module {
 	char *link_target;	/* a symlink's target (weak-updates), else NULL */
 	struct tg_module *m;
 	char *error;		/* could not be read / integrity failure */
+	bool not_module;	/* --installed: a hidden candidate that is no module (a plain .o) */
 	char *release;		/* target kernel release, NULL unknown */
 	struct tg_verdict v;	/* filled by the set prediction */
 };
@@ -120,6 +121,11 @@ struct audit {
 	struct audit_pkg **pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t n_skipped;	/* packages without modules */
+	/*
+	 * Of those, skipped by repository metadata: filelists carry no file
+	 * classes, so a module hidden under another name there is not seen.
+	 */
+	size_t n_skipped_meta;
 	struct pkg_kernelset *ks;	/* kernel files of the audited packages */
 	bool progress;		/* the progress bar (stderr, terminal only) */
 	struct audit_krow *krows;	/* --installed: the kernel table */
@@ -133,6 +139,7 @@ bool audit_pkg_listed(const struct audit_pkg *p);
 void audit_pkg_free(struct audit_pkg *p);
 /* A new module entry of @p for @path; NULL on ENOMEM. */
 struct audit_module *audit_pkg_add_module(struct audit_pkg *p, const char *path);
+void audit_module_free(struct audit_module *m);
 /* The package's error, unless it has one already (the first cause is kept). */
 void audit_pkg_error(struct audit_pkg *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Record a kernel file of @p's (file list or payload); says why when it is not used. */

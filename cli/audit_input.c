@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,62 @@ struct inst_job {
 	const struct audit *a;
 };
 
+/* @disk whole into memory (malloc'ed), at most @max bytes: 0 or a negative errno. */
+static int read_bounded(const char *disk, uint64_t max, void **buf, size_t *len)
+{
+	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
+	struct stat st;
+	size_t got = 0;
+	char *p = NULL;
+
+	*buf = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		r = -EFBIG;
+	else if (!(p = malloc(st.st_size ? (size_t)st.st_size : 1)))
+		r = -ENOMEM;
+	while (r == 0 && got < (size_t)st.st_size) {
+		ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
+
+		if (n <= 0)
+			r = n < 0 && errno == EINTR ? 0 : -EIO;	/* shorter than fstat said */
+		else
+			got += (size_t)n;
+	}
+	close(fd);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	*buf = p;
+	*len = got;
+	return 0;
+}
+
+/*
+ * A hidden candidate (its package's header classes it as an ELF relocatable
+ * object, neither named nor placed as a module): the same content test as a
+ * payload's (pkg_module_from_mem); a plain .o is no module and is dropped.
+ */
+static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
+{
+	void *buf;
+	size_t len = 0;
+	int r = read_bounded(am->disk_path, lim->max_input_size, &buf, &len);
+
+	if (r < 0) {
+		am->error = pkg_strf("cannot read: %s", r == -EFBIG ? "larger than the input size "
+				     "limit" : strerror(-r));
+		return;
+	}
+	r = pkg_module_from_mem(buf, len, am->path, lim, &am->m, &am->error);
+	free(buf);
+	am->not_module = r == 0;
+}
+
 /* Read one installed module from disk, links resolved inside the root. */
 static void open_installed(size_t i, unsigned worker, void *data)
 {
@@ -300,10 +357,31 @@ static void open_installed(size_t i, unsigned worker, void *data)
 		am->error = strdup("cannot resolve the path inside the root (link loop?)");
 		return;
 	}
+	if (!tg_module_file_name(am->path) && !pkg_in_module_dir(am->path)) {
+		open_hidden(am, &j->a->o.limits);
+		return;
+	}
 	if (tg_module_open_path(am->disk_path, &j->a->o.limits, &am->m, &err) < 0) {
 		am->m = NULL;
 		am->error = strdup(err.msg[0] ? err.msg : "cannot read module");
 	}
+}
+
+/* Hidden candidates that were no modules go; a package left without any is not listed. */
+static void drop_not_modules(struct audit_pkg *p)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < p->n_mods; i++) {
+		if (!p->mods[i]->not_module) {
+			p->mods[w++] = p->mods[i];
+			continue;
+		}
+		audit_module_free(p->mods[i]);
+	}
+	p->n_mods = w;
+	if (!w && !p->unowned)
+		p->has_modules = false;
 }
 
 int audit_scan_installed(struct audit *a)
@@ -332,5 +410,7 @@ int audit_scan_installed(struct audit *a)
 			all[n_all++] = a->pkgs[i]->mods[j];
 	r = tg_parallel(n_all, a->o.jobs, open_installed, &(struct inst_job){ all, a });
 	free(all);
+	for (size_t i = 0; i < a->n_pkgs; i++)
+		drop_not_modules(a->pkgs[i]);
 	return r;
 }

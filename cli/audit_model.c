@@ -94,7 +94,7 @@ void audit_kernel_file(struct audit *a, struct audit_pkg *p, const char *path,
 		audit_pkg_error(p, "out of memory");
 }
 
-static void module_free(struct audit_module *m)
+void audit_module_free(struct audit_module *m)
 {
 	if (!m)
 		return;
@@ -113,7 +113,7 @@ void audit_pkg_free(struct audit_pkg *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n_mods; i++)
-		module_free(p->mods[i]);
+		audit_module_free(p->mods[i]);
 	free(p->mods);
 	free(p->file), free(p->location), free(p->name), free(p->nevra), free(p->license);
 	free(p->sig_info), free(p->error), free(p->targets);

@@ -124,11 +124,12 @@ static void take_info(struct audit_pkg *p, Header h)
 		free(pi.sig_info);
 }
 
-static void stream(struct one *o, struct pkg_file *pf, const struct pkg_files_facts *f)
+static void stream(struct one *o, struct pkg_file *pf, const struct pkg_files_facts *f,
+		   const struct pkg_ftypes *types)
 {
 	struct audit *a = o->rd->a;
 	struct audit_pkg *p = o->p;
-	struct pkg_payload_opts po = { .check_digests = true };
+	struct pkg_payload_opts po = { .check_digests = true, .types = types };
 	char *error = NULL;
 	int r;
 
@@ -194,6 +195,7 @@ static void read_one(size_t i, unsigned worker, void *data)
 	struct reader *rd = data;
 	struct one o = { rd, rd->todo[i], NULL, 0 };
 	struct audit_pkg *p = o.p;
+	struct pkg_ftypes *types = NULL;
 	struct pkg_files_facts f;
 	struct pkg_file pf;
 	char *error = NULL;
@@ -212,19 +214,21 @@ static void read_one(size_t i, unsigned worker, void *data)
 	}
 	p->sig = pf.sig;
 	take_info(p, pf.h);
-	pkg_files_scan(pf.files, &f);
+	types = pkg_ftypes_new(pf.h);	/* a module can hide under any name: its type says */
+	pkg_files_scan(pf.files, types, &f);
 	p->has_modules = f.n_modules > 0;
 	p->oot_modules = f.oot;
 	p->has_kernel_files = f.kernel_files && !f.oot;
 	/* kernel files are registered once every module was seen: the oot rule needs them all */
 	if (rd->modules && f.kernel_files)
-		pkg_files_each(pf.files, PKG_KIND_BIT(PKG_SYMVERS) | PKG_KIND_BIT(PKG_CONFIG),
+		pkg_files_each(pf.files, types, PKG_KIND_BIT(PKG_SYMVERS) | PKG_KIND_BIT(PKG_CONFIG),
 			       register_kernel_file, &o);
 	if ((rd->modules && p->has_modules) || (!rd->modules && p->read_payload && p->has_kernel_files))
-		stream(&o, &pf, &f);
+		stream(&o, &pf, &f, types);
 	if (rd->modules && p->has_modules && !p->error)
 		p->modules_read = true;
 	pkg_file_close(&pf);
+	pkg_ftypes_free(types);
 out:
 	rd->decodes[i] = o.d;
 	pthread_mutex_lock(&rd->mu);
@@ -279,9 +283,13 @@ void audit_read(struct audit *a, struct audit_pkg **todo, size_t n, bool modules
 		goto out;
 	}
 	tg_workq_run(rd.q, n, read_one, &rd);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (rd.decodes[i])
 			take_modules(todo[i], rd.decodes[i]);
+		/* candidates that were none (a plain .o, a text tutor.ko): a package without modules */
+		if (todo[i]->modules_read && !todo[i]->n_mods && !todo[i]->error)
+			todo[i]->has_modules = false;
+	}
 	progress(&rd, true);
 out:
 	tg_workq_finish(rd.q);

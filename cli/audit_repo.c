@@ -214,6 +214,7 @@ static int add_entries(struct audit *a, const struct pkg_repo_list *l, const cha
 		}
 	}
 	a->n_skipped += l->skipped;
+	a->n_skipped_meta += l->skipped;
 	return 0;
 }
 

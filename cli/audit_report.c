@@ -178,6 +178,10 @@ int report_text(const struct audit *a, FILE *out)
 		"%zu module%s; %zu package%s without modules skipped\n",
 		c.pkgs, c.pkgs == 1 ? "" : "s", c.deny, c.mark, c.allow, c.error,
 		c.modules, c.modules == 1 ? "" : "s", a->n_skipped, a->n_skipped == 1 ? "" : "s");
+	if (a->n_skipped_meta)	/* docs/candidates.md: what repository metadata cannot tell */
+		fprintf(out, "note: %zu of them by repository file lists, which carry no file classes: "
+			"a module hidden under another name (not .ko, outside /lib/modules) is not seen "
+			"there; audit the .rpm files to have every header read\n", a->n_skipped_meta);
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		const struct audit_pkg *p = a->pkgs[i];
 

@@ -26,21 +26,6 @@ static bool from_dkms(const char *path, const char *dkms_dir, const struct strv 
 	return false;
 }
 
-/* The one reason of a line: the kernel's first refusal, else the flag that matters. */
-static const char *one_reason(const struct tg_verdict *v)
-{
-	if (v->error)
-		return v->error;
-	if (!v->loads && v->n_refusals && v->refusals[0].reason)
-		return v->refusals[0].reason;
-	for (size_t i = 0; i < v->n_flags; i++)
-		if (v->flags[i].letter == 'P' && v->flags[i].reason)
-			return v->flags[i].reason;
-	for (size_t i = 0; i < v->n_flags; i++)
-		if (v->flags[i].letter != 'O' && v->flags[i].letter != 'E' && v->flags[i].reason)
-			return v->flags[i].reason;
-	return v->n_reasons && v->reasons[0] ? v->reasons[0] : "no reason given";
-}
 
 int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 {
@@ -73,21 +58,14 @@ int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 		goto out;
 	for (size_t i = 0; i < j.n; i++) {
 		const struct tg_verdict *v = &j.v[i];
-		char taint[32] = "";
+		char why[160];	/* the one reason every front end's line gives */
 
 		if (v->action == TG_ACTION_ALLOW)
 			continue;
 		affected++;
-		tg_taint_string(v->taint_kernel, taint, sizeof(taint));
-		if (!v->loads)
-			msg("kernel %s: module %s (%s, not from DKMS): will be refused: %s "
-			    "[policy rule %s]", k, v->module ? v->module : "?", v->path, one_reason(v),
-			    v->rule ? v->rule : "?");
-		else
-			msg("kernel %s: module %s (%s, not from DKMS): will taint the kernel '%s'%s: "
-			    "%s [policy rule %s]", k, v->module ? v->module : "?", v->path,
-			    *taint ? taint : "-", v->action == TG_ACTION_DENY ? " (policy: deny)" : "",
-			    one_reason(v), v->rule ? v->rule : "?");
+		tg_verdict_reason(v, why, sizeof(why));
+		msg("kernel %s: module %s (%s, not from DKMS): %s%s", k, v->module ? v->module : "?",
+		    v->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 	}
 	if (affected)
 		msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "

@@ -45,6 +45,11 @@ static int explain(struct tg_verdict *v)
 	if (r == 0 && !v->loads && v->taint_kernel)
 		r = tg_verdict_add_reason(v, "the kernel is tainted %s even though it refuses the module",
 					  tg_taint_string(v->taint_kernel, letters, sizeof(letters)));
+	/* last: the first reason stays the deciding one; records and JUnit keep where it lives */
+	if (r == 0 && v->hidden)
+		r = tg_verdict_add_reason(v, "hidden: installed as %s, outside the module directories: "
+					  "modprobe never finds it, only an explicit insmod of that "
+					  "path loads it", v->path);
 	return r;
 }
 

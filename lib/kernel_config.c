@@ -4,6 +4,7 @@
  * VERMAGIC_STRING composed as include/linux/vermagic.h does, and which
  * compressed modules can be loaded.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,8 +138,28 @@ static char *vermagic_compose(const struct tg_kconfig *c, const char *release)
 			   c->on[CFG_MODVERSIONS] ? "modversions " : "", arch);
 }
 
+/*
+ * elf_check_arch() of the architectures the config alone tells apart; 0 for
+ * the others (32/64-bit ppc, mips, ...): unknown is never refused.
+ */
+static unsigned arch_machine(const struct tg_kconfig *c)
+{
+	if (!c)
+		return 0;
+	if (c->on[CFG_X86_64])
+		return EM_X86_64;
+	if (c->on[CFG_ARM64])
+		return EM_AARCH64;
+	if (c->on[CFG_S390])
+		return EM_S390;
+	if (c->on[CFG_RISCV])
+		return EM_RISCV;
+	return 0;
+}
+
 void tg_kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
 {
+	k->e_machine = arch_machine(c);
 	k->modversions = tristate(c, CFG_MODVERSIONS);
 	k->module_sig = tristate(c, CFG_MODULE_SIG);
 	k->sig_force = tristate(c, CFG_MODULE_SIG_FORCE);

@@ -36,6 +36,7 @@ struct taint_event {
 	bool module;		/* add_taint_module(): also in mod->taints */
 	bool global;		/* add_taint(): in /proc/sys/kernel/tainted */
 	int step;
+	bool before_refusal;	/* set in its step ahead of that step's own refusal */
 };
 
 struct state {
@@ -57,7 +58,7 @@ struct state {
 static int add_taint(struct state *s, unsigned bit, bool module, bool global, int step)
 {
 	if (s->n_ev < TG_ARRAY_SIZE(s->ev))
-		s->ev[s->n_ev++] = (struct taint_event){ bit, module, global, step };
+		s->ev[s->n_ev++] = (struct taint_event){ bit, module, global, step, false };
 	if (module)
 		s->mod_taint |= TG_TAINT_BIT(bit);
 	return 0;
@@ -293,6 +294,13 @@ static int check_elf(struct state *s)
 			tg_compression_name(s->m->compression),
 			s->k->loadable_compressions_source ? s->k->loadable_compressions_source : "kmod",
 			tg_compression_name(s->m->compression));
+	/* elf_validity_check(): elf_check_arch() comes right after the magic and ET_REL */
+	if (s->k && s->k->e_machine && s->m->e_machine != s->k->e_machine)
+		return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf",
+			"build the module for the target kernel's architecture",
+			"invalid module: built for %s (ELF machine %u) but the kernel's architecture is "
+			"ELF machine %u (\"Invalid architecture in ELF header\")",
+			s->m->arch ? s->m->arch : "unknown", s->m->e_machine, s->k->e_machine);
 	for (size_t i = 0; i < s->m->n_problems && r == 0; i++)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 					   "invalid module: %s", s->m->problems[i]);
@@ -360,6 +368,40 @@ static int check_modstruct(struct state *s)
 /* ------------------------------------------------------ step 5: vermagic */
 /* docs/loader-rules.md#r6-vermagic, #r7-livepatch */
 
+/*
+ * check_modinfo_livepatch() on a kernel without CONFIG_LIVEPATCH (arm64 6.1).
+ * Up to 6.3 check_modinfo() had tainted O (no intree key) and C (staging)
+ * just before it asked, and add_taint() is never undone: a refused livepatch
+ * module leaves them in the kernel's mask.  6.4 moved every taint after the
+ * checks (module_augment_kernel_taints()), so newer kernels keep none.
+ */
+static int refuse_livepatch(struct state *s)
+{
+	static const struct {
+		const char *key;
+		bool present;
+		unsigned bit;
+		char flag;
+		const char *why;
+	} early[] = {
+		{ "intree", false, TG_TAINT_OOT, 'O', "out-of-tree module: tainted before the livepatch check refused it" },
+		{ "staging", true, TG_TAINT_CRAP, 'C', "staging driver: tainted before the livepatch check refused it" },
+	};
+	size_t n;
+
+	for (size_t i = 0; s->kv && s->kv < TG_KVER(6, 4, 0) && i < TG_ARRAY_SIZE(early); i++) {
+		if (tg_module_has(s->m, early[i].key) != early[i].present)
+			continue;
+		n = s->n_ev;
+		add_taint(s, early[i].bit, true, true, STEP_MODINFO);
+		if (s->n_ev > n)
+			s->ev[n].before_refusal = true;
+		tg_verdict_add_flag(s->v, early[i].flag, true, NULL, "%s", early[i].why);
+	}
+	return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "livepatch-unsupported", NULL,
+		"module is marked as livepatch module, but livepatch support is disabled");
+}
+
 /* version.c same_magic(): with CRCs the release part is not compared. */
 static bool same_magic(const char *a, const char *b, bool has_crcs)
 {
@@ -391,8 +433,7 @@ static int check_vermagic(struct state *s)
 				"version magic '%s' should be '%s'", vm, s->k->vermagic);
 	}
 	if (tg_module_has(s->m, "livepatch") && s->k && s->k->livepatch == TG_NO)
-		return tg_verdict_add_refusal(s->v, STEP_MODINFO, -ENOEXEC, "livepatch-unsupported", NULL,
-			"module is marked as livepatch module, but livepatch support is disabled");
+		return refuse_livepatch(s);
 	return 0;
 }
 
@@ -760,7 +801,8 @@ static void settle_taints(struct state *s)
 	int stop = first_refusal_step(s->v);
 
 	for (size_t i = 0; i < s->n_ev; i++)
-		if (s->ev[i].step < stop && s->ev[i].global)
+		if ((s->ev[i].step < stop || (s->ev[i].step == stop && s->ev[i].before_refusal)) &&
+		    s->ev[i].global)
 			s->v->taint_kernel |= TG_TAINT_BIT(s->ev[i].bit);
 	s->v->loads = s->v->n_refusals == 0;
 	s->v->taint_module = s->v->loads ? s->mod_taint : 0;
@@ -791,11 +833,8 @@ static int fill_identity(struct tg_verdict *v, const char *path, const struct tg
 	return (path || m->label) && !v->path ? -ENOMEM : 0;
 }
 
-/*
- * An installed (absolute) path that is neither named as a module nor inside
- * a kernel's module directory: a module hidden as /opt/vendor/engine.bin.
- */
-static bool hidden_module(const char *path)
+/* A module hidden as /opt/vendor/engine.bin. */
+bool tg_path_hidden(const char *path)
 {
 	char rel[256];
 
@@ -823,12 +862,12 @@ static void identity_notes(struct state *s)
 					    m->modinfo[i].value, m->modinfo[i].trailing);
 	if (!s->k || !s->k->release)
 		tg_verdict_add_note(s->v, "target kernel unknown: judged by the newest kernel's rules");
-	if (hidden_module(s->v->path)) {
+	if (tg_path_hidden(s->v->path)) {
 		s->v->hidden = true;
-		tg_verdict_add_note(s->v, "a kernel module installed as %s, outside the module "
-				    "directories and not named as a module: modprobe and the kernel's "
-				    "module tree never load it, only an explicit insmod (a scriptlet, "
-				    "a service) does", s->v->path);
+		tg_verdict_add_note(s->v, "hidden: a kernel module installed as %s, outside the "
+				    "module directories and not named as a module: depmod does not "
+				    "index it and modprobe never finds it; only an explicit insmod of "
+				    "that path (a scriptlet, a service) loads it", s->v->path);
 	}
 }
 

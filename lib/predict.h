@@ -38,6 +38,12 @@ int tg_predict_module(const char *path, const struct tg_module *m,
 		      const struct tg_kernel *k, const struct tg_policy *p,
 		      const struct tg_predict_ctx *ctx, struct tg_verdict *v);
 
+/*
+ * An installed (absolute) path neither named as a module nor inside a
+ * kernel's module directory: a module there is hidden (only insmod loads it).
+ */
+bool tg_path_hidden(const char *path);
+
 /* Apply the policy to a finished prediction (fills action/rule/reasons). */
 int tg_verdict_decide(struct tg_verdict *v, const struct tg_policy *p,
 		      const struct tg_kernel *k);

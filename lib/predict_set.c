@@ -299,6 +299,7 @@ static int predict_member(struct tg_set *s, size_t i, const struct tg_policy *p,
 	if (!e->m) {
 		v->path = tg_strdup0(e->path);
 		v->error = tg_strdup0(e->error);
+		v->hidden = tg_path_hidden(e->path);
 		v->kernel = tg_strdup0(e->k ? e->k->release : NULL);
 		v->incomplete = true;
 		return 0;

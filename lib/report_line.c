@@ -146,7 +146,12 @@ int tg_verdict_headline(const struct tg_verdict *v, const char *what, char *buf,
 	int n;
 
 	tg_verdict_reason(v, why, sizeof(why));
-	if (!v->module && !v->file_module)	/* unreadable: the file is all we know */
+	if (v->hidden)	/* where it lives, and that modprobe will not load it: worth the length */
+		n = snprintf(buf, len, "%s %s: %s%s hidden as %s (modprobe won't find it, only "
+			     "insmod): %s", what ? what : action_word(v->action),
+			     v->package ? v->package : "?", v->module || v->file_module ? "module " :
+			     "file", v->module || v->file_module ? mod : "", v->path, why);
+	else if (!v->module && !v->file_module)	/* unreadable: the file is all we know */
 		n = snprintf(buf, len, "%s %s: %s%s%s%s", what ? what : action_word(v->action),
 			     v->package ? v->package : "?", file ? "file " : "", file ? file : "",
 			     file ? ": " : "", why);

@@ -321,6 +321,13 @@ struct tg_kernel {
 	char *loadable_compressions_source;
 
 	/*
+	 * The ELF machine (EM_*) of the kernel's architecture, from its .config
+	 * (CONFIG_X86_64, CONFIG_ARM64, ...): the loader refuses a module built
+	 * for another one.  0 when unknown (not checked).
+	 */
+	unsigned e_machine;
+
+	/*
 	 * What went wrong while gathering, without failing the load: a found
 	 * Module.symvers that did not parse, an unreadable .config, ...
 	 */

@@ -18,15 +18,21 @@ bool pkg_in_module_dir(const char *path)
 	return !strncmp(path, "/lib/modules/", 13) || !strncmp(path, "/usr/lib/modules/", 17);
 }
 
-/* What file(1), and so rpmbuild's file class, says of every .ko: "ELF 64-bit LSB relocatable, ...". */
-static bool elf_relocatable(const char *fclass)
+/*
+ * What libmagic, and so rpmbuild, says of every .ko: the class "ELF 64-bit
+ * LSB relocatable, ..." (v4 packages), the MIME type "application/x-object"
+ * (v6).  Both also when the ELF is compressed: rpmbuild asks libmagic to look
+ * inside (MAGIC_COMPRESS), and kmod loads a compressed file of any name.
+ */
+static bool elf_relocatable(const char *ftype)
 {
-	return fclass && !strncmp(fclass, "ELF ", 4) && strstr(fclass, " relocatable");
+	return ftype && ((!strncmp(ftype, "ELF ", 4) && strstr(ftype, " relocatable")) ||
+			 !strcmp(ftype, "application/x-object"));
 }
 
-enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg_class *c)
+enum pkg_kind pkg_classify_file(const char *path, const char *ftype, struct pkg_class *c)
 {
-	if (pkg_classify(path, c) != PKG_OTHER || !elf_relocatable(fclass))
+	if (pkg_classify(path, c) != PKG_OTHER || !elf_relocatable(ftype))
 		return c->kind;
 	c->kind = PKG_MODULE;
 	c->hidden = true;

@@ -17,10 +17,17 @@ static bool real_file(rpmfiles files, int i)
 	return S_ISREG(rpmfilesFMode(files, i)) && !(rpmfilesFFlags(files, i) & RPMFILE_GHOST);
 }
 
-void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
+/* The header's types, if they describe this very file list (the indexes must match). */
+static const struct pkg_ftypes *matching(rpmfiles files, const struct pkg_ftypes *types)
+{
+	return pkg_ftypes_count(types) == (size_t)rpmfilesFC(files) ? types : NULL;
+}
+
+void pkg_files_scan(rpmfiles files, const struct pkg_ftypes *types, struct pkg_files_facts *f)
 {
 	int fc = (int)rpmfilesFC(files);
 
+	types = matching(files, types);
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < fc; i++) {
 		struct pkg_class c;
@@ -28,7 +35,7 @@ void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
 
 		if (!real_file(files, i) || !(fn = rpmfilesFN(files, i)))
 			continue;
-		switch (pkg_classify_file(fn, rpmfilesFClass(files, i), &c)) {
+		switch (pkg_classify_file(fn, pkg_ftype(types, i), &c)) {
 		case PKG_MODULE: {
 			const int *links = NULL;
 			uint32_t nl = rpmfilesFLinks(files, i, &links);
@@ -52,17 +59,19 @@ void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f)
 	}
 }
 
-int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx)
+int pkg_files_each(rpmfiles files, const struct pkg_ftypes *types, unsigned kinds, pkg_path_fn fn,
+		   void *ctx)
 {
 	int fc = (int)rpmfilesFC(files), r = 0;
 
+	types = matching(files, types);
 	for (int i = 0; i < fc && r >= 0; i++) {
 		struct pkg_class c;
 		char *path;
 
 		if (!real_file(files, i) || !(path = rpmfilesFN(files, i)))
 			continue;
-		if (kinds & PKG_KIND_BIT(pkg_classify_file(path, rpmfilesFClass(files, i), &c)))
+		if (kinds & PKG_KIND_BIT(pkg_classify_file(path, pkg_ftype(types, i), &c)))
 			r = fn(ctx, path, &c);
 		free(path);
 	}

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Is a payload file a kernel module?  A file is a candidate by its name or
- * place (classify.c); its content decides: text files named .ko (vim's
- * tutor.ko), modules.dep and a vdso are not modules, while anything that
- * claims to be one and cannot be read is a finding, never "clean".
+ * place, or hidden: by the header's file class alone (classify.c); its
+ * content decides: text files named .ko (vim's tutor.ko), modules.dep and a
+ * vdso are not modules, while anything that claims to be one and cannot be
+ * read is a finding, never "clean".
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +17,26 @@ static bool is_elf(const void *buf, size_t len)
 	return len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
 }
 
+/*
+ * A hidden candidate (any ELF relocatable object outside the module
+ * directories) is a module only when it holds a struct module: the kernel
+ * refuses an object without a .gnu.linkonce.this_module that has contents
+ * ("No module found in object", docs/loader-rules.md#r3-elf-validity) before it reads
+ * anything else.  So a plain .o, kbuild's intermediate foo.o (it has
+ * .modinfo, not yet the struct module) and a module's separate debug file
+ * (.ko.debug: the section is NOBITS) are no modules and are not judged.
+ */
+static bool holds_struct_module(const struct tg_module *m)
+{
+	return m->n_this_module_sections > 0 && m->this_module_size > 0;
+}
+
 int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			const struct tg_limits *lim, struct tg_module **m, char **error)
 {
 	bool named = tg_module_file_name(path);
 	bool strict = named && pkg_in_module_dir(path);
+	bool hidden = !named && !pkg_in_module_dir(path);
 	enum tg_compression c = tg_compression_detect(buf, len);
 	struct tg_error err = { 0 };
 	void *img = NULL;
@@ -31,7 +48,7 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 	if (c == TG_COMP_NONE && !is_elf(buf, len))
 		return 0;	/* text, modules.dep ... */
 	if (tg_module_open_mem(buf, len, path, lim, m, &err) == 0) {
-		if ((*m)->n_modinfo > 0 || strict)
+		if (hidden ? holds_struct_module(*m) : (*m)->n_modinfo > 0 || strict)
 			return 1;
 		tg_module_free(*m);	/* an ELF file, but no module (vdso .so) */
 		*m = NULL;
@@ -40,10 +57,14 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 	/* Unreadable: a finding if it is (or claims to be) a module. */
 	if (c != TG_COMP_NONE) {
 		struct tg_error derr = { 0 };
+		int dr = tg_decompress(c, buf, len, lim->max_module_size, &img, &imglen, path, &derr);
 
-		if (tg_decompress(c, buf, len, lim->max_module_size, &img, &imglen, path,
-				  &derr) < 0) {
-			if (!named)
+		if (dr < 0) {
+			/*
+			 * Corrupt data kmod cannot decompress either: no module.  A
+			 * hidden one past our caps could still be one: a finding.
+			 */
+			if (!named && !(hidden && (dr == -EFBIG || dr == -ENOMEM)))
 				return 0;
 			*error = strdup(derr.msg[0] ? derr.msg : err.msg);
 			return -1;
@@ -51,7 +72,9 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 		buf = img;
 		len = imglen;
 	}
-	modinfo = is_elf(buf, len) && memmem(buf, len, ".modinfo", 9) != NULL;
+	/* the section's name in the name table: what the kernel would look for */
+	modinfo = is_elf(buf, len) && (hidden ? memmem(buf, len, ".gnu.linkonce.this_module", 26)
+					      : memmem(buf, len, ".modinfo", 9)) != NULL;
 	if (is_elf(buf, len) && (strict || modinfo)) {
 		*error = strdup(err.msg[0] ? err.msg : "unreadable kernel module");
 		free(img);

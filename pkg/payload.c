@@ -101,7 +101,7 @@ static int one_member(rpmfi fi, const struct pkg_payload_opts *o, pkg_member_fn 
 
 	uint64_t max;
 
-	pkg_classify_file(path, rpmfiFClass(fi), &c);
+	pkg_classify_file(path, pkg_ftype(o->types, rpmfiFX(fi)), &c);
 	keep = (o->kinds & PKG_KIND_BIT(c.kind)) != 0;
 	max = keep ? o->max_size[c.kind] : o->want_max;
 	if (!keep && o->want && o->want(o->want_ctx, path))
@@ -145,11 +145,16 @@ int pkg_payload_read(FD_t fd, Header h, rpmfiles files, const struct pkg_payload
 {
 	const char *compr = headerGetString(h, RPMTAG_PAYLOADCOMPRESSOR);
 	const char *mode = payload_mode(compr);
+	struct pkg_payload_opts oo = *o;
 	FD_t pfd = NULL;
 	rpmfi fi = NULL;
 	int rc, r = 0;
 
 	*error = NULL;
+	/* types of another file list would be read at the wrong indexes */
+	if (pkg_ftypes_count(oo.types) != (size_t)rpmfilesFC(files))
+		oo.types = NULL;
+	o = &oo;
 	if (!mode) {
 		*error = pkg_strf("unsupported payload compressor '%s'", compr);
 		return -ENOTSUP;

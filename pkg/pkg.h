@@ -6,6 +6,7 @@
  * nothing of its callers; calls go one way, from the front ends down.
  *
  *   classify.c   what a packaged path is: module candidate, export table, .config
+ *   ftype.c      what the header says each file is (libmagic class or MIME type)
  *   module.c     is a payload file a kernel module?  (its content decides)
  *   rpm.c        librpm configuration, log capture, header facts, signatures
  *   files.c      facts of a package's file list
@@ -58,7 +59,7 @@ struct pkg_class {
 	bool in_tree;		/* PKG_MODULE: in a kernel's own tree (lib/modules/KVER/kernel/) */
 	/*
 	 * PKG_MODULE: neither named nor placed as a module, but the header's
-	 * file class says ELF relocatable (what every .ko is): a module can be
+	 * file type says ELF relocatable (what every .ko is): a module can be
 	 * shipped as /opt/vendor/engine.bin and insmod'ed by a scriptlet.
 	 */
 	bool hidden;
@@ -71,21 +72,43 @@ struct pkg_class {
  */
 enum pkg_kind pkg_classify(const char *path, struct pkg_class *c);
 /*
- * The same, with the file's class from the package header (rpmbuild records
- * what file(1) says of each file; NULL when unknown): any ELF relocatable
- * object is a module candidate too, wherever it lies and however it is named.
+ * The same, with the file's type from the package header (pkg_ftype(): the
+ * class or MIME type rpmbuild recorded; NULL when unknown): any ELF
+ * relocatable object is a module candidate too, wherever it lies and however
+ * it is named.
  */
-enum pkg_kind pkg_classify_file(const char *path, const char *fclass, struct pkg_class *c);
+enum pkg_kind pkg_classify_file(const char *path, const char *ftype, struct pkg_class *c);
 /* Below /lib/modules/ or /usr/lib/modules/. */
 bool pkg_in_module_dir(const char *path);
+
+/* --------------------------------------------------------------- ftype.c */
+
+/*
+ * What a package header says each file is, as rpmbuild recorded it with
+ * libmagic: the class (v4 packages: "ELF 64-bit LSB relocatable, ...") or,
+ * in v6 packages (rpm >= 6.0, which records no classes), the MIME type
+ * ("application/x-object").  Read from the tags themselves: librpm's file
+ * lists lack them (a transaction element's: RPMFI_FLAGS_INSTALL has
+ * RPMFI_NOFILECLASS; before 6.0 no MIME API at all).  NULL when the header
+ * has neither (a package built without them) or on ENOMEM.
+ */
+struct pkg_ftypes;
+struct pkg_ftypes *pkg_ftypes_new(Header h);
+void pkg_ftypes_free(struct pkg_ftypes *t);
+/* The type of file @i (header order), NULL when unknown. */
+const char *pkg_ftype(const struct pkg_ftypes *t, int i);
+/* How many files it describes (0 for NULL): it must be the file list's count. */
+size_t pkg_ftypes_count(const struct pkg_ftypes *t);
 
 /* -------------------------------------------------------------- module.c */
 
 /*
  * Read the bytes of module candidate @path.  1: a kernel module (*m set);
- * 0: not a module (a text file named .ko, modules.dep, a vdso); -1: looks
- * like a module (ELF with .modinfo, or a module name in a module directory,
- * or a compressed .ko) but cannot be read (*error set, malloc'ed).
+ * 0: not a module (a text file named .ko, modules.dep, a vdso; a hidden
+ * candidate without a struct module: a plain .o, kbuild's foo.o, a .ko.debug);
+ * -1: looks like a module (ELF with .modinfo, or a module name in a module
+ * directory, or a compressed .ko; hidden: ELF naming .gnu.linkonce.this_module,
+ * or compressed past the caps) but cannot be read (*error set, malloc'ed).
  */
 int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			const struct tg_limits *lim, struct tg_module **m, char **error);
@@ -162,10 +185,12 @@ struct pkg_files_facts {
 	bool oot;		/* a module file outside a kernel's own tree */
 	bool kernel_files;	/* an export table or .config of a kernel */
 };
-void pkg_files_scan(rpmfiles files, struct pkg_files_facts *f);
+/* @types: the header's file types (pkg_ftypes_new), NULL: none known */
+void pkg_files_scan(rpmfiles files, const struct pkg_ftypes *types, struct pkg_files_facts *f);
 /* fn(ctx, path, class) for each regular, non-%ghost file of a kind in @kinds; stops on < 0. */
 typedef int (*pkg_path_fn)(void *ctx, const char *path, const struct pkg_class *c);
-int pkg_files_each(rpmfiles files, unsigned kinds, pkg_path_fn fn, void *ctx);
+int pkg_files_each(rpmfiles files, const struct pkg_ftypes *types, unsigned kinds, pkg_path_fn fn,
+		   void *ctx);
 
 /* ------------------------------------------------------------- payload.c */
 
@@ -199,6 +224,8 @@ struct pkg_payload_opts {
 	bool (*want)(void *want_ctx, const char *path);
 	void *want_ctx;
 	uint64_t want_max;
+	/* the header's file types (pkg_ftypes_new), NULL: none known */
+	const struct pkg_ftypes *types;
 };
 
 /*
@@ -363,7 +390,12 @@ int pkg_kernelset_kernel(struct pkg_kernelset *ks, const struct tg_kernel_opts *
 struct pkg_installed {
 	Header h;
 	struct pkg_info info;
-	char **modules;		/* files named as modules it owns (paths as installed) */
+	/*
+	 * Module candidates it owns (paths as installed): files named as
+	 * modules, and hidden ones (the header's file class says ELF
+	 * relocatable: read them with pkg_module_from_mem, content decides).
+	 */
+	char **modules;
 	size_t n_modules;
 };
 /* fn for each installed package owning module files; the others are counted in *skipped. */

@@ -21,10 +21,13 @@ static int collect_module(void *ctx, const char *path, const struct pkg_class *c
 	struct collect *cl = ctx;
 
 	/*
-	 * Installed files are opened from disk one by one: only those named as
-	 * modules (a kernel package's modules.* files and vmlinuz are not).
+	 * Installed files are opened from disk one by one: those named as
+	 * modules (a kernel package's modules.* files and vmlinuz are not), and
+	 * those the header's file class says are ELF relocatable objects
+	 * outside the module directories (a module hidden as
+	 * /opt/vendor/engine.bin; a plain .o is dropped once read).
 	 */
-	if (!c->named)
+	if (!c->named && !c->hidden)
 		return 0;
 	if (cl->n == cl->cap) {
 		size_t nc = cl->cap ? cl->cap * 2 : 8;
@@ -54,13 +57,17 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
 
 	while (r >= 0 && mi && (h = rpmdbNextIterator(mi))) {
 		rpmfiles files = rpmfilesNew(NULL, h, 0, RPMFI_KEEPHEADER);
+		struct pkg_ftypes *types = pkg_ftypes_new(h);	/* installed headers keep them */
 		struct collect cl = { 0 };
 		struct pkg_installed p = { .h = h };
 
-		if (!files)
+		if (!files) {
+			pkg_ftypes_free(types);
 			continue;
-		r = pkg_files_each(files, PKG_KIND_BIT(PKG_MODULE), collect_module, &cl);
+		}
+		r = pkg_files_each(files, types, PKG_KIND_BIT(PKG_MODULE), collect_module, &cl);
 		rpmfilesFree(files);
+		pkg_ftypes_free(types);
 		if (r == 0 && !cl.n) {	/* the common case */
 			(*skipped)++;
 			continue;

@@ -83,6 +83,7 @@ void tgp_reset(struct tgp_state *st)
 		verdicts_free(p->v, p->nv);
 		verdicts_free(p->kv, p->nkv);
 		free(p->krel);
+		pkg_ftypes_free(p->types);
 	}
 	free(st->pkgs);
 	st->pkgs = NULL;

@@ -20,33 +20,12 @@
 
 #include "tgp.h"
 
-/*
- * The one reason a line gives: what the kernel reports first when it
- * refuses; for a taint, the flag that is not the O and E every kmod has
- * (P of a forced taint or a licence first), else the policy's first reason.
- */
-static const char *first_reason(const struct tg_verdict *v)
-{
-	if (v->error)
-		return v->error;
-	if (!v->loads && v->n_refusals && v->refusals[0].reason)
-		return v->refusals[0].reason;
-	for (size_t i = 0; i < v->n_flags; i++)
-		if (v->flags[i].letter == 'P' && v->flags[i].reason)
-			return v->flags[i].reason;
-	for (size_t i = 0; i < v->n_flags; i++)
-		if (v->flags[i].letter != 'O' && v->flags[i].letter != 'E' && v->flags[i].reason)
-			return v->flags[i].reason;
-	if (v->n_reasons && v->reasons[0])
-		return v->reasons[0];
-	return "no reason given";
-}
-
+/* One line per affected module: the same one reason as every front end. */
 static void say(const struct tgp_pkg *kp, const struct pkg_kmod *km, const struct tg_verdict *v)
 {
 	const char *owner = km->owner ? km->owner : "(no package)";
 	const char *mod = v->module ? v->module : "?";
-	char taint[32] = "";
+	char why[160];	/* the one reason every front end's line gives */
 
 	if (km->place == PKG_KMOD_WEAK_NOT) {
 		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): will be missing: "
@@ -54,16 +33,9 @@ static void say(const struct tgp_pkg *kp, const struct pkg_kmod *km, const struc
 		       km->why);
 		return;
 	}
-	tg_taint_string(v->taint_kernel, taint, sizeof(taint));
-	if (!v->loads)
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): will be refused: "
-		       "%s [policy rule %s]\n", kp->krel, owner, mod, km->path, first_reason(v),
-		       v->rule ? v->rule : "?");
-	else
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): will taint the "
-		       "kernel '%s'%s: %s [policy rule %s]\n", kp->krel, owner, mod, km->path,
-		       *taint ? taint : "-", v->action == TG_ACTION_DENY ? " (policy: deny)" : "",
-		       first_reason(v), v->rule ? v->rule : "?");
+	tg_verdict_reason(v, why, sizeof(why));
+	rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): %s%s\n", kp->krel, owner,
+	       mod, km->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
 /* Modules other packages of this transaction add for @rel: siblings in the set. */
@@ -185,7 +157,8 @@ rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg)
 {
 	if (!pkg->kdeny || st->mode != TGP_ENFORCE)
 		return RPMRC_OK;
-	rpmlog(RPMLOG_ERR, "taintguard: refusing to install %s: %zu installed module%s would not "
+	/* an error dnf5 would keep in its log file only: tgp_say echoes it there */
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s: %zu installed module%s would not "
 	       "load cleanly under kernel %s (%%_taintguard_kernel_update is deny)\n", pkg->nevra,
 	       pkg->nkv, pkg->nkv == 1 ? "" : "s", pkg->krel);
 	pkg->refused = true;

@@ -132,8 +132,8 @@ static void take_modules(struct tgp_pkg *pkg, struct pkg_decode *d)
 	pkg_decoded_free(v, n);
 }
 
-/* Read @pkg's payload from @fd (positioned at the lead). */
-static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD_t fd)
+/* Read @pkg's payload from @fd (positioned after the header @h, read again by tgp_prescan). */
+static void scan_payload(struct tgp_state *st, struct tgp_pkg *pkg, FD_t fd, Header h)
 {
 	struct pkg_payload_opts po = {
 		.kinds = PKG_KIND_BIT(PKG_MODULE) | PKG_KIND_BIT(PKG_SYMVERS) |
@@ -147,16 +147,15 @@ static void scan_payload(struct tgp_state *st, rpmts ts, struct tgp_pkg *pkg, FD
 			[PKG_IMAGE] = st->lim.max_input_size,
 			[PKG_SYSMAP] = st->lim.max_input_size,
 		},
+		.types = pkg->types,
 	};
 	struct scan s = { st, pkg, NULL, 0, now_seconds() };
 	struct tg_workq *q = NULL;
 	rpmfiles files = NULL;
-	Header h = NULL;
 	char *error = NULL;
 	int r;
 
-	/* rpm's verify step checked digests and signatures just before */
-	if (pkg_header_reread(ts, fd, pkg->nevra, &h) < 0) {
+	if (!h) {
 		mod_error(pkg, "(package)", "cannot read the package header");
 		goto exit;
 	}
@@ -183,9 +182,31 @@ exit:
 	if (!pkg->scanned)
 		pkg->scanned = pkg->n_mods > 0;	/* the error entry decides */
 	rpmfilesFree(files);
-	headerFree(h);
 }
 
+/*
+ * The header of the package at @fd read again, for what the element's file
+ * list lacks: the file types.  NULL when it cannot be read (rpm's verify
+ * step read it just before: this does not happen in practice).
+ */
+static Header reread(rpmts ts, rpmte te, FD_t fd, struct pkg_ftypes **types)
+{
+	Header h = NULL;
+
+	*types = NULL;
+	if (pkg_header_reread(ts, fd, rpmteNEVRA(te), &h) < 0)
+		return NULL;
+	*types = pkg_ftypes_new(h);
+	return h;
+}
+
+/*
+ * Every added package's header is read again through the application's
+ * callback (as rpm's own verify step does): a module can hide under any
+ * name, and only the header's file types (libmagic's class or MIME type)
+ * say which files are ELF relocatable objects.  Only a package with module
+ * candidates (by name, place or type) or kernel files has its payload read.
+ */
 void tgp_prescan(struct tgp_state *st, rpmts ts)
 {
 	rpmtsi pi = rpmtsiInit(ts);
@@ -193,29 +214,45 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 
 	while ((te = rpmtsiNext(pi, TR_ADDED)) != NULL) {
 		rpmfiles files = rpmteFiles(te);
+		struct pkg_ftypes *types = NULL;
 		struct pkg_files_facts f;
 		struct tgp_pkg *pkg;
+		Header h = NULL;
 		FD_t fd;
 
 		if (!files)
 			continue;
-		pkg_files_scan(files, &f);
-		rpmfilesFree(files);
-		if (f.n_modules == 0 && !f.kernel_files)
-			continue;	/* the common case: costs one pass over names */
-		pkg = tgp_pkg_add(st, te);
-		if (!pkg)
-			continue;
-		pkg->oot = f.oot;
-		pkg->bs_expected = f.n_prepared;
 		fd = rpmtsNotify(ts, te, RPMCALLBACK_INST_OPEN_FILE, 0, 0);
-		if (fd == NULL) {
-			rpmlog(RPMLOG_DEBUG, "taintguard: %s: no package fd from the application, "
-			       "checking modules as they are unpacked\n", pkg->nevra);
+		if (fd && !(h = reread(ts, te, fd, &types)))
+			rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot read its header again: only files "
+			       "named or placed as modules are checked\n", rpmteNEVRA(te));
+		pkg_files_scan(files, types, &f);
+		rpmfilesFree(files);
+		/* the common case: costs a header read; without a package file, see psm_pre */
+		if (fd && f.n_modules == 0 && !f.kernel_files) {
+			pkg_ftypes_free(types);
+			headerFree(h);
+			rpmtsNotify(ts, te, RPMCALLBACK_INST_CLOSE_FILE, 0, 0);
 			continue;
 		}
-		scan_payload(st, ts, pkg, fd);
-		rpmtsNotify(ts, te, RPMCALLBACK_INST_CLOSE_FILE, 0, 0);
+		pkg = tgp_pkg_add(st, te);
+		if (pkg) {
+			pkg->oot = f.oot;
+			pkg->bs_expected = f.n_prepared;
+			pkg->types = types;
+			types = NULL;
+		}
+		if (pkg && fd == NULL) {
+			rpmlog(RPMLOG_DEBUG, "taintguard: %s: no package fd from the application, "
+			       "checking modules as they are unpacked\n", pkg->nevra);
+			pkg->types_pending = true;
+		} else if (pkg) {
+			scan_payload(st, pkg, fd, h);
+		}
+		pkg_ftypes_free(types);
+		headerFree(h);
+		if (fd)
+			rpmtsNotify(ts, te, RPMCALLBACK_INST_CLOSE_FILE, 0, 0);
 	}
 	rpmtsiFree(pi);
 }

@@ -297,6 +297,29 @@ static rpmRC refuse(struct tgp_state *st, struct tgp_pkg *pkg)
 	return RPMRC_FAIL;
 }
 
+/*
+ * No package file in tsm_pre: the file types come from the header rpm holds
+ * now (rpmteHeader() is NULL in tsm_pre), for the backstop.
+ */
+static void types_now(struct tgp_pkg *pkg, rpmte te)
+{
+	Header h = rpmteHeader(te);
+	rpmfiles files = rpmteFiles(te);
+	struct pkg_files_facts f;
+
+	pkg->types_pending = false;
+	if (files && (pkg->types = pkg_ftypes_new(h)) != NULL) {
+		pkg_files_scan(files, pkg->types, &f);
+		pkg->bs_expected = f.n_prepared;
+		pkg->oot = f.oot;
+	} else {
+		rpmlog(RPMLOG_DEBUG, "taintguard: %s: no file types: only files named or placed "
+		       "as modules are checked\n", pkg->nevra);
+	}
+	rpmfilesFree(files);
+	headerFree(h);
+}
+
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
@@ -318,6 +341,8 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 	if (pkg->psm_seen)
 		return guard;
 	pkg->psm_seen = true;
+	if (pkg->types_pending)
+		types_now(pkg, te);
 	if (guard == RPMRC_FAIL)
 		pkg->refused = true;
 	if (!pkg->scanned && backstop_off && pkg->bs_expected > 0 && st->mode != TGP_OFF) {
@@ -390,11 +415,12 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 	return RPMRC_OK;
 }
 
-static bool is_candidate(rpmfi fi, const char *path)
+/* By name, place, or the type the header gives the file (the element's list has none). */
+static bool is_candidate(const struct tgp_pkg *pkg, rpmfi fi, const char *path)
 {
 	struct pkg_class c;
 
-	return pkg_classify_file(path, rpmfiFClass(fi), &c) == PKG_MODULE;
+	return pkg_classify_file(path, pkg_ftype(pkg->types, rpmfiFX(fi)), &c) == PKG_MODULE;
 }
 
 /* Backstop: read the unpacked file (rpm's fd is write-only) and judge it. */
@@ -413,7 +439,7 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
 		return RPMRC_OK;
 	if (fi == NULL || XFA_SKIPPING(action) || (op & TG_FAF_UNOWNED) ||
-	    !S_ISREG(file_mode) || !is_candidate(fi, dest))
+	    !S_ISREG(file_mode) || !is_candidate(pkg, fi, dest))
 		return RPMRC_OK;
 	pkg->bs_seen++;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

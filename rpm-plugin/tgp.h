@@ -37,6 +37,14 @@ struct tgp_pkg {
 	struct tgp_mod *mods;	/* modules read so far (freed after a prescan) */
 	size_t n_mods;
 	size_t bs_expected, bs_seen;
+	/*
+	 * The header's file types (rpm drops them from the element's file
+	 * list): a module hidden as /opt/vendor/engine.bin is a candidate only
+	 * by its type.  Pending when tsm_pre had no package file: psm_pre takes
+	 * them from rpmteHeader() for the backstop.
+	 */
+	struct pkg_ftypes *types;
+	bool types_pending;
 	struct tg_verdict *v;	/* verdicts for its modules */
 	size_t nv;
 	enum tg_action action;	/* worst of v[] */

@@ -2,17 +2,20 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 sanitize
-# (default: all); kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked
-# from its packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports'
-# newest 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and
-# taintguard over all its in-tree modules (no false alarm); rpm-matrix: the
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
+# sanitize (default: all);
+# kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
+# packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
+# 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
+# over all its in-tree modules (no false alarm); kernel-arm64: the same on Debian 12's arm64
+# 6.1 (modules cross-built with gcc-aarch64-linux-gnu, booted with qemu-system-aarch64 under
+# TCG); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 sanitize"
+ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -89,6 +92,7 @@ for s in $SUITES; do
 	# then taintguard over all its in-tree modules: no false alarm (tests/kernel/tree.sh)
 	kernel-7) run_suite kernel-7 tests/kernel/run.sh --target 7
 		run_suite kernel-7-tree tests/kernel/tree.sh 7 ;;
+	kernel-arm64) run_suite kernel-arm64 tests/kernel/run.sh --target 6.1-arm64 ;;
 	sanitize)
 		# The same unit and module suites, rebuilt with ASan+UBSan; the
 		# threaded paths under ThreadSanitizer.

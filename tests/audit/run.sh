@@ -527,6 +527,23 @@ m = p["modules"][0]
 assert m["path"] == "/opt/vendor/engine.bin" and m["module"] == "lve" and m["hidden"] is True, m
 assert any("/opt/vendor/engine.bin, outside the module directories" in n for n in m["notes"]), m["notes"]
 EOF
+# A repository's filelists carry no file classes (docs/candidates.md): a package
+# whose only module hides is skipped, and the report says so; one chosen for a
+# named module has its hidden one found from its header too.
+mv "$T/repo" "$T/repo.main"
+mkdir -p "$T/repo" "$T/hrepo"
+mkpkg vendor-mixed "GPL-2.0-only" w19.zstdio "$MODS/gplok.ko:$EXTRA/gplok.ko $MODS/lve.ko:/opt/vendor/engine.bin" &&
+	mv "$T/repo"/*.rpm "$T/hrepo/"
+rm -rf "$T/repo"
+mv "$T/repo.main" "$T/repo"
+cp "$T/hidden"/*.rpm "$T/hrepo/"
+createrepo_c -q "$T/hrepo" >/dev/null 2>&1
+tg audit --no-cache --kernel "$KVER" "$T/hrepo" >"$T/hrepo.txt" 2>&1
+rc=$?
+check "repository: the package chosen for gplok.ko has its hidden lve found and denied (exit $rc = 2)" \
+	sh -c "test $rc = 2 && grep -q '^  refused vendor-mixed-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' '$T/hrepo.txt'"
+check "repository: the package whose only module hides is skipped by the metadata, and the report says so" \
+	sh -c "! grep -q vendor-engine '$T/hrepo.txt' && grep -q '^note: 1 of them by repository file lists, which carry no file classes' '$T/hrepo.txt'"
 
 # ---------------------------------------------------------------- usage
 tg audit --help >"$T/help.txt"

@@ -59,8 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (pkg_file_open(ts, path, &pf, &error) == 0) {
-		pkg_files_scan(pf.files, &f);
+		struct pkg_ftypes *types = pkg_ftypes_new(pf.h);	/* hostile tag data too */
+
+		pkg_files_scan(pf.files, types, &f);
+		po.types = types;
 		pkg_payload_read(pf.fd, pf.h, pf.files, &po, take_member, NULL, &error);
+		pkg_ftypes_free(types);
 		pkg_file_close(&pf);
 	}
 	free(error);

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "modules"))
-from caseset import read_cases, read_config  # noqa: E402
+from caseset import read_cases, config_of  # noqa: E402
 
 # Kernel taint bits, include/linux/panic.h (6.1).
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
@@ -172,7 +172,7 @@ def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
         "*.o", "*.c", "*.h", "*.cmd", "*.mod", "*.mod.c", "Makefile", "Kbuild",
         "modules.order", "Module.symvers", ".tmp_versions", ".*"))
     plan, intree = [], set()
-    config = read_config("%s/boot/config-%s" % (KROOT, kver))
+    config = config_of(kver, KROOT)
     cases = [(c, False) for c in read_cases(cases_path, kver, config)]
     if enforce_path:
         cases += [(c, True) for c in read_cases(enforce_path, kver, config)]

@@ -80,17 +80,30 @@ trap 'exit 130' INT TERM
 KIMG=$KROOT/boot/vmlinuz-$KVER
 [ -r "$KIMG" ] || bail "$KIMG missing (apt-get install linux-image-$KVER)"
 [ -d "$KROOT/lib/modules/$KVER" ] || bail "$KROOT/lib/modules/$KVER missing"
-command -v qemu-system-x86_64 >/dev/null || bail "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+# The guest's architecture is the kernel's (.config); arm64 boots under
+# qemu-system-aarch64 (TCG) with the busybox and kmod target.sh unpacked for it.
+GARCH=x86_64
+grep -q '^CONFIG_ARM64=y' "$KROOT/boot/config-$KVER" 2>/dev/null && GARCH=aarch64
+command -v "qemu-system-$GARCH" >/dev/null ||
+	bail "qemu-system-$GARCH missing (apt-get install $([ "$GARCH" = aarch64 ] && echo qemu-system-arm || echo qemu-system-x86))"
 BUSYBOX=
+HOSTBB=
 for b in /bin/busybox /usr/bin/busybox; do
-	if [ -x "$b" ] && file -L "$b" | grep -q 'statically linked'; then BUSYBOX=$b; break; fi
+	if [ -x "$b" ] && file -L "$b" | grep -q 'statically linked'; then HOSTBB=$b; break; fi
 done
-[ -n "$BUSYBOX" ] || bail "static busybox missing (apt-get install busybox-static)"
+BUSYBOX=$HOSTBB
+[ "$GARCH" = x86_64 ] || BUSYBOX=$KROOT/bin/busybox
+[ -n "$BUSYBOX" ] && [ -x "$BUSYBOX" ] && [ -n "$HOSTBB" ] || bail "static busybox missing (apt-get install busybox-static)"
 KMOD=$(command -v kmod) || bail "kmod missing"
+if [ "$GARCH" != x86_64 ]; then
+	KMOD=$KROOT/bin/kmod	# the target's own (target.sh), as the guest runs it
+	[ -x "$KMOD" ] || bail "$KMOD missing (tests/kernel/target.sh)"
 # The guest runs the host's kmod (copied into the initramfs below); an unpacked
 # target root has none, and taintguard reads the root's kmod to know which
 # compressed modules userspace decompresses: give it the one the guest runs.
-[ -z "$KROOT" ] || install -D -m 755 "$KMOD" "$KROOT/usr/bin/kmod" || bail "cannot copy kmod into $KROOT"
+elif [ -n "$KROOT" ]; then
+	install -D -m 755 "$KMOD" "$KROOT/usr/bin/kmod" || bail "cannot copy kmod into $KROOT"
+fi
 command -v cpio >/dev/null || bail "cpio missing"
 [ -x "$B/taintguard" ] || bail "$B/taintguard missing (run make)"
 
@@ -121,7 +134,8 @@ mkdir -p "$ROOT"/{bin,sbin,proc,sys,dev,tmp,lib,lib64}
 python3 tests/kernel/harness.py plan "$CASES" "$MODS" "$ROOT" "$OUT/plan.json" "$KVER" $ENFORCE_CASES ||
 	bail "cannot plan the cases"
 cp "$BUSYBOX" "$ROOT/bin/busybox"
-for a in $("$BUSYBOX" --list); do
+# (the host's busybox names the applets: the target's may not run here)
+for a in $("$HOSTBB" --list); do
 	case $a in busybox|insmod|rmmod|lsmod|modinfo|modprobe|depmod) ;;
 	*) ln -s busybox "$ROOT/bin/$a" ;; esac
 done
@@ -129,10 +143,28 @@ done
 # userspace; Debian's kmod has no zlib, so .gz reaches the kernel as is.
 cp "$KMOD" "$ROOT/bin/kmod"
 for a in insmod rmmod lsmod modinfo; do ln -s ../bin/kmod "$ROOT/sbin/$a"; done
-for l in $(ldd "$KMOD" | grep -o '/[^ ]*'); do
-	mkdir -p "$ROOT$(dirname "$l")"
-	cp -L "$l" "$ROOT$l"
-done
+if [ "$GARCH" = x86_64 ]; then
+	for l in $(ldd "$KMOD" | grep -o '/[^ ]*'); do
+		mkdir -p "$ROOT$(dirname "$l")"
+		cp -L "$l" "$ROOT$l"
+	done
+else
+	# ldd cannot run a foreign binary: follow DT_NEEDED in the target root.
+	need() { readelf -dW "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+	interp=$(readelf -lW "$KMOD" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
+	todo="$(need "$KMOD")" done_=
+	mkdir -p "$ROOT$(dirname "$interp")" && cp -L "$KROOT$interp" "$ROOT$interp" || bail "no $KROOT$interp"
+	while [ -n "$todo" ]; do
+		set -- $todo; l=$1; shift; todo="$*"
+		case " $done_ " in *" $l "*) continue ;; esac
+		done_="$done_ $l"
+		f=$(ls "$KROOT"/lib/*-linux-gnu/"$l" "$KROOT"/usr/lib/*-linux-gnu/"$l" 2>/dev/null | head -n 1)
+		[ -n "$f" ] || bail "$l (needed by kmod) not in $KROOT"
+		mkdir -p "$ROOT/lib/$(basename "$(dirname "$f")")"
+		cp -L "$f" "$ROOT/lib/$(basename "$(dirname "$f")")/$l"
+		todo="$todo $(need "$f")"
+	done
+fi
 install -m 755 tests/kernel/init.sh "$ROOT/init"
 # Uncompressed cpio: it is ~15 MB, and the guest unpacks it faster than it
 # would decompress it under TCG.
@@ -144,7 +176,9 @@ NBOOT=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "
 # has CONFIG_PVH (same kernel, skips ~6 s of in-guest decompression under TCG).
 BOOT=${TG_BOOT:-pvh}
 KERNEL=$KIMG
-if [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "$KROOT/boot/config-$KVER" 2>/dev/null; then
+if [ "$GARCH" != x86_64 ]; then
+	BOOT=image	# -M virt boots the Image directly
+elif [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "$KROOT/boot/config-$KVER" 2>/dev/null; then
 	if [ ! -s "$OUT/vmlinux-$KVER" ] || [ "$KIMG" -nt "$OUT/vmlinux-$KVER" ]; then
 		python3 tests/kernel/harness.py vmlinux "$KIMG" "$OUT/vmlinux-$KVER" || BOOT=bzimage
 	fi
@@ -159,14 +193,17 @@ fi
 boot() {
 	local accel=$1 idx=$2 log=$3 tmo=$4 opt p rc extra=
 	[ -f "$OUT/append/$idx" ] && extra=$(cat "$OUT/append/$idx")
+	local con=ttyS0
 	case $accel in
 	kvm) opt="-accel kvm -cpu host" ;;
 	kvm-default) opt="-accel kvm" ;;
 	*) opt="-accel tcg" ;;
 	esac
-	setsid timeout -k 5 "$tmo" qemu-system-x86_64 $opt -m 512 -smp 1 \
+	# arm64: QEMU's virt board; pauth-impdef: TCG's cheap pointer authentication
+	[ "$GARCH" = x86_64 ] || { opt="$opt -M virt -cpu max,pauth-impdef=on"; con=ttyAMA0; }
+	setsid timeout -k 5 "$tmo" "qemu-system-$GARCH" $opt -m 512 -smp 1 \
 		-nographic -no-reboot -net none -kernel "$KERNEL" -initrd "$OUT/initrd.cpio" \
-		-append "console=ttyS0 quiet panic=-1 tgcase=$idx${extra:+ $extra}" </dev/null >"$log" 2>&1 &
+		-append "console=$con quiet panic=-1 tgcase=$idx${extra:+ $extra}" </dev/null >"$log" 2>&1 &
 	p=$!
 	: >"$PIDDIR/$p"
 	wait "$p" 2>/dev/null; rc=$?
@@ -181,7 +218,7 @@ PIDDIR=$(mktemp -d /tmp/tg-kernel-pids.XXXXXX)
 ACCEL=${TG_ACCEL:-}
 if [ -z "$ACCEL" ]; then
 	ACCEL=tcg
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ "$GARCH" = "$(uname -m)" ]; then
 		# e.g. kvm_pvm: "-cpu host" aborts on an MSR write, the default CPU hangs.
 		for a in kvm kvm-default; do
 			boot "$a" probe "$OUT/probe-$a.log" 12
@@ -196,6 +233,7 @@ if [ "$BOOT" = pvh ]; then
 fi
 if [ "$ACCEL" = tcg ]; then
 	if [ -n "${TG_ACCEL:-}" ]; then why="TCG (TG_ACCEL=tcg)"
+	elif [ "$GARCH" != "$(uname -m)" ]; then why="TCG ($GARCH guest on $(uname -m))"
 	elif [ -e /dev/kvm ]; then why="TCG (/dev/kvm present but KVM cannot boot this kernel)"
 	else why="TCG (no /dev/kvm)"; fi
 else

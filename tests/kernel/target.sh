@@ -8,6 +8,12 @@
 #   KVER e.g. 6.12.95+deb12-amd64; SERIES e.g. 6.12, 7.3 or 7: the newest such
 #   kernel bookworm-backports (6.12) or trixie-backports (7.x) offers today (the
 #   archive moves on: a pinned KVER would stop downloading one day).
+#   6.1-arm64 (or 6.1.0-N-arm64): Debian 12's arm64 kernel, the ABI of the
+#   host's 6.1 headers when bookworm still has it, else the newest; with the
+#   amd64 linux-kbuild-6.1 of the same version (its tools run on the host: the
+#   modules are cross-built) and what the arm64 guest runs (static busybox,
+#   kmod and its libraries).  Both architectures live only in this private
+#   apt state: the host's dpkg never learns of arm64.
 #   CHROOT: the tests/lib/chroot.sh chroot whose gcc and glibc its kbuild
 #   needs ("-": the host's will do).
 # Env:   TG_KERNELS_DIR (default /var/tmp/taintguard-kernels)
@@ -21,37 +27,62 @@ SPEC=${1:?usage: target.sh KVER|SERIES}
 TOPDIR=${TG_KERNELS_DIR:-/var/tmp/taintguard-kernels}
 die() { echo "target.sh: error: $*" >&2; exit 1; }
 
+ARCH=amd64
 case $SPEC in
 6.12 | 6.12.*+deb12-amd64) suite=bookworm-backports tag=deb12 CHROOT=- ;;
+6.1-arm64 | 6.1.0-*-arm64) suite=bookworm tag=deb12 CHROOT=- ARCH=arm64 ;;
 # 7.x kbuild binaries need trixie's glibc, its headers a newer gcc than bookworm's
 7 | 7.* ) suite=trixie-backports tag=deb13 CHROOT=trixie-kbuild ;;
 *) die "no package source known for $SPEC" ;;
 esac
 SRC="deb http://deb.debian.org/debian $suite main"
 APTD=$TOPDIR/apt-$suite
+if [ "$ARCH" = arm64 ]; then
+	# bookworm's kernel moves with its point releases and security updates
+	SRC="$SRC
+deb http://deb.debian.org/debian $suite-updates main
+deb http://deb.debian.org/debian-security $suite-security main"
+	APTD=$TOPDIR/apt-$suite-arm64
+fi
 mkdir -p "$TOPDIR"
 exec 9>"$TOPDIR/.lock"
 flock 9
 
 # One private apt state per archive suite (never the host's sources).
 mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial"
-: >"$APTD/status"
+: >>"$APTD/status"
 echo "$SRC" >"$APTD/sources.list"
 {
 	echo "Dir::Etc::SourceList \"$APTD/sources.list\";"
 	echo "Dir::Etc::SourceParts \"/nonexistent\";"
 	echo "Dir::State::Lists \"$APTD/lists\";"
-	echo "Dir::Cache \"$APTD/cache\";"
-	# not the host's dpkg status: a kernel installed there is not in the archive
+	# not the host's dpkg status: a kernel installed on the host (another
+	# 6.12) would be offered by apt-cache but not downloadable from here
 	echo "Dir::State::status \"$APTD/status\";"
+	echo "Dir::Cache \"$APTD/cache\";"
 	echo "Acquire::Check-Valid-Until \"false\";"
 	echo "APT::Sandbox::User \"root\";"
+	if [ "$ARCH" = arm64 ]; then
+		# arm64 first (unqualified names), amd64 for the kbuild tools
+		echo "APT::Architecture \"arm64\";"
+		echo "APT::Architectures { \"arm64\"; \"amd64\"; };"
+	fi
 } >"$APTD/apt.conf"
 export APT_CONFIG=$APTD/apt.conf
 if [ -z "$(find "$APTD/lists" -name '*Packages*' -mmin -720 2>/dev/null | head -n 1)" ]; then
 	apt-get -qq update >"$APTD/update.log" 2>&1 || die "apt-get update failed ($APTD/update.log)"
 fi
 case $SPEC in
+6.1-arm64)
+	# the host's 6.1 ABI (its headers and kbuild are what CI installs), if
+	# the archive still has it for arm64; else the newest 6.1 arm64 kernel
+	KVER=
+	h=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null | grep -o 'linux-headers-6\.1\.0-[0-9]*-amd64' | head -n 1)
+	h=${h#linux-headers-}
+	if [ -n "$h" ] && apt-cache show "linux-image-${h%-amd64}-arm64" >/dev/null 2>&1; then KVER=${h%-amd64}-arm64; fi
+	[ -n "$KVER" ] || KVER=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-arm64$' |
+		sed 's/^linux-image-//' | sort -V | tail -n 1)
+	[ -n "$KVER" ] || die "no linux-image-6.1.0-*-arm64 in $SRC" ;;
 *-*) KVER=$SPEC ;;
 *)	pat=${SPEC//./\\.}\.[0-9]+            # 6.12 -> 6.12.N
 	[[ $SPEC == *.* ]] || pat=$pat\.[0-9]+     # 7 -> 7.N.M
@@ -59,8 +90,16 @@ case $SPEC in
 		sed 's/^linux-image-//' | sort -V | tail -n 1)
 	[ -n "$KVER" ] || die "no linux-image-$SPEC.*-amd64 in $SRC" ;;
 esac
-ver=${KVER%-amd64}          # 6.12.95+deb12
+ver=${KVER%-"$ARCH"}          # 6.12.95+deb12, 6.1.0-57
 PKGS="linux-image-$KVER linux-headers-$KVER linux-headers-$ver-common linux-kbuild-$ver"
+if [ "$ARCH" = arm64 ]; then
+	# Debian 12 names kbuild by series (linux-kbuild-6.1): the amd64 one of
+	# the image's version.  The guest's userspace: busybox, kmod (as on the
+	# amd64 harness) and the libraries kmod links.
+	v=$(apt-cache show "linux-image-$KVER" | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	PKGS="linux-image-$KVER=$v linux-headers-$KVER=$v linux-headers-$ver-common=$v linux-kbuild-6.1:amd64=$v"
+	PKGS="$PKGS busybox-static kmod libc6 libzstd1 liblzma5 libssl3"
+fi
 # Debian 13's 7.x splits the image package: the kernel, its modules, the rest.
 [ "$tag" = deb12 ] || PKGS="$PKGS linux-binary-$KVER linux-modules-$KVER linux-base-$KVER"
 

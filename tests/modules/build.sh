@@ -47,6 +47,16 @@ K=$TG_KERNEL
 KROOT=${TG_KROOT:-}
 KDIR=${TG_KDIR:-$KROOT/lib/modules/$K/build}
 [ -e "$KDIR/Makefile" ] || die "$KDIR/Makefile missing: install linux-headers-$K"
+# Another architecture's kernel (tests/kernel/target.sh 6.1-arm64): kbuild
+# cross-compiles, and the objects are stripped with that target's binutils.
+KARCH=() STRIP=strip
+if grep -q '^CONFIG_ARM64=y' "$KDIR/.config" 2>/dev/null && [ "$(uname -m)" != aarch64 ]; then
+	KARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) STRIP=aarch64-linux-gnu-strip
+	command -v aarch64-linux-gnu-gcc >/dev/null || die "aarch64-linux-gnu-gcc missing (apt-get install gcc-aarch64-linux-gnu)"
+fi
+# Kernels without retpolines (arm64) write no retpoline= into modules.
+RETPOLINE=
+grep -qE '^CONFIG_(MITIGATION_)?RETPOLINE=y' "$KDIR/.config" 2>/dev/null && RETPOLINE=1
 SIGN_FILE=$KDIR/scripts/sign-file
 [ -x "$SIGN_FILE" ] || SIGN_FILE=$(ls -1 /usr/lib/linux-kbuild-*/scripts/sign-file 2>/dev/null | sort -V | tail -n 1 || true)
 [ -n "$SIGN_FILE" ] && [ -x "$SIGN_FILE" ] || die "scripts/sign-file not found (linux-kbuild / linux-headers-$K)"
@@ -56,7 +66,7 @@ SIGN_FILE=$KDIR/scripts/sign-file
 [ -f "$KDIR/.config" ] || die "$KDIR/.config missing: the cases depend on the kernel's configuration"
 MODVERSIONS=y
 grep -q '^CONFIG_MODVERSIONS=y' "$KDIR/.config" || MODVERSIONS=n
-for t in cc make readelf modinfo modprobe openssl xz zstd gzip strip od; do
+for t in cc make readelf "$STRIP" modinfo modprobe openssl xz zstd gzip strip od; do
 	command -v "$t" >/dev/null 2>&1 || die "$t not found (apt-get install build-essential kmod openssl xz-utils zstd gzip)"
 done
 
@@ -91,7 +101,7 @@ cp -p "$SRC/lve_nogpl/Kbuild" "$SRC/lve_nogpl/lve.c" "$SRC/tg.h" "$KB/lve_nogpl/
 kbuild() { # dir log
 	# Not a sub-make of whatever ran us (`make -j2 check-fast`): its jobserver
 	# flags make kbuild print "-jN forced in submake" warnings.
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$1" -j"$JOBS" modules >"$2" 2>&1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR" M="$1" "${KARCH[@]}" -j"$JOBS" modules >"$2" 2>&1
 }
 note "kernel $K, kbuild in $KB (make -j$JOBS)"
 # The second lve has to be a separate kbuild run (module name = file name,
@@ -120,6 +130,13 @@ for ko in "$KB/main"/*.ko; do
 done
 cp -f "$KB/lve_nogpl/lve.ko" "$OUT/lve_nogpl/lve.ko"
 cp -f "$OUT/lve.ko" "$OUT/notlve.ko"     # struct module name stays "lve"
+# gplok for the other architecture: e_machine (ELF header offset 18, 16-bit
+# little endian) x86_64 (62) <-> aarch64 (183).
+em() { od -An -tu2 -j18 -N2 "$1" | tr -d ' '; }
+cp -f "$OUT/gplok.ko" "$OUT/wrongarch.ko"
+case $(em "$OUT/gplok.ko") in
+62) printf '\267\000' ;; 183) printf '\076\000' ;; *) die "gplok.ko: unexpected e_machine $(em "$OUT/gplok.ko")" ;;
+esac | dd of="$OUT/wrongarch.ko" bs=1 seek=18 conv=notrunc status=none
 
 VM=$(me "$OUT/vmrel.ko" get-modinfo vermagic)
 REL=${VM%% *}
@@ -179,7 +196,7 @@ me "$OUT/vmrel.ko" set-modinfo vermagic "$FAKE_REL ${VM#* }"
 me "$OUT/vmflag.ko" set-modinfo vermagic "${VM/ mod_unload / mod_unloaX }"
 me "$OUT/vmrelnover.ko" set-modinfo vermagic "$FAKE_REL ${VM#* }"
 me "$OUT/novermagic.ko" del-modinfo vermagic
-me "$OUT/noretpoline.ko" del-modinfo retpoline
+[ -z "$RETPOLINE" ] || me "$OUT/noretpoline.ko" del-modinfo retpoline
 # Signatures.
 me "$OUT/badsig.ko" append-bogus-sig
 me "$OUT/sigpgp.ko" append-bogus-sig 0
@@ -244,9 +261,9 @@ sig_bytes() { # file -> bytes of PKCS#7 + struct module_signature + magic
 cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_modified.ko"
 me "$SIG/dummy_modified.ko" set-modinfo intree N
 cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_stripped.ko"
-strip --strip-debug "$SIG/dummy_stripped.ko" || die "strip failed"
+"$STRIP" --strip-debug "$SIG/dummy_stripped.ko" || die "strip failed"
 cp -f "$OUT/dist/dummy.ko" "$SIG/dummy_stripped_sigkept.ko"
-strip --strip-unneeded "$SIG/dummy_stripped_sigkept.ko" || die "strip failed"
+"$STRIP" --strip-unneeded "$SIG/dummy_stripped_sigkept.ko" || die "strip failed"
 tail -c "$(sig_bytes "$OUT/dist/dummy.ko")" "$OUT/dist/dummy.ko" >>"$SIG/dummy_stripped_sigkept.ko"
 # Our key, which no kernel has: changed after signing -> still only ENOKEY
 # (the kernel never gets to the digest), OE; signer named by its subject key
@@ -298,13 +315,15 @@ crc_of() { modprobe --dump-modversions "$1" 2>/dev/null | awk -v s="$2" '$2 == s
 effective_rows() {
 	awk -F'\t' -v k="$K" '
 	function vnum(s,  a, n) { n = split(s, a, "."); return a[1] * 1000000 + a[2] * 1000 + (n > 2 ? a[3] + 0 : 0) }
-	function holds(c) {
+	function holds_one(c) {
+		if (c ~ /^(x86_64|arm64|riscv|s390|ppc64)$/) return ("CONFIG_" toupper(c)) in on
 		if (c ~ /^!CONFIG_/) return !(substr(c, 2) in on)
 		if (c ~ /^CONFIG_/) return c in on
 		if (c ~ /^>=/) return vnum(k) >= vnum(substr(c, 3))
 		if (c ~ /^</) return vnum(k) < vnum(substr(c, 2))
 		print "build.sh: cases.tsv: bad condition " c > "/dev/stderr"; exit 1
 	}
+	function holds(c,  a, n, i) { n = split(c, a, ","); for (i = 1; i <= n; i++) if (!holds_one(a[i])) return 0; return 1 }
 	FNR == NR { if (split($0, kv, "=") == 2 && kv[2] ~ /^[ym]$/) on[kv[1]] = 1; next }
 	/^#/ || $1 == "case" || NF == 0 { next }
 	{	n = $1; c = ""; i = index(n, "@")
@@ -327,13 +346,14 @@ done < <(effective_rows)
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
 	n=$(basename "$f" .ko)
 	want=$n
-	case $n in notlve) want=lve ;; esac
+	case $n in notlve) want=lve ;; wrongarch) want=gplok ;; esac
 	[ "$(name_of "$f")" = "$want" ] || bad "$f: modinfo name '$(name_of "$f")', want '$want'"
 	[ "$(me "$f" get-name)" = "$want" ] || bad "$f: struct module name '$(me "$f" get-name)', want '$want'"
 done
 # struct module name (.gnu.linkonce.this_module + 24) of the renamed copy.
 [ "$(me "$OUT/notlve.ko" get-name)" = lve ] || bad "notlve.ko: struct module name is not lve"
 
+[ "$(em "$OUT/wrongarch.ko")" != "$(em "$OUT/gplok.ko")" ] || bad "wrongarch: e_machine unchanged"
 # Licences.
 has_entry "$OUT/gplok.ko" "license=GPL" || bad "gplok: license"
 has_entry "$OUT/lic_gpl_addl.ko" "license=GPL and additional rights" || bad "lic_gpl_addl: license"
@@ -412,7 +432,7 @@ fi
 [ "$(modinfo -F vermagic "$OUT/dist/dummy.ko")" = "$VM" ] || bad "our vermagic '$VM' is not the kernel's"
 has_key "$OUT/novermagic.ko" vermagic && bad "novermagic: vermagic still present"
 has_key "$OUT/noretpoline.ko" retpoline && bad "noretpoline: retpoline still present"
-has_key "$OUT/gplok.ko" retpoline || bad "gplok: no retpoline entry (kernel without RETPOLINE?)"
+[ -z "$RETPOLINE" ] || has_key "$OUT/gplok.ko" retpoline || bad "gplok: no retpoline entry"
 # struct module size equals the kernel's (else every case is refused).
 tm_size() { readelf -SW "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i == ".gnu.linkonce.this_module") { print $(i + 4); exit } }'; }
 [ "$(tm_size "$OUT/gplok.ko")" = "$(tm_size "$OUT/dist/dummy.ko")" ] || bad "struct module size differs from the kernel's"
@@ -463,5 +483,5 @@ ncase=$(grep -v '^#' "$here/cases.tsv" | tail -n +2 | cut -f1 | grep -v @ | grep
 nfile=$(cd "$OUT" && find . -path ./.kbuild -prune -o -path ./.tools -prune -o -path ./.keys -prune \
 	-o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | wc -l)
 note "kernel $K: $nfile module files for $ncase cases in $OUT ($(($(date +%s) - start)) s)"
-note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss strnscase modnsimp crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp; signed: signedown; renamed: notlve.ko, modnsno.ko"
+note "edited: propgpl nolic strtabprog shstrprog modsize nocrcexp dupvmlinux twomodinfo nsmiss strnscase modnsimp crcbad nover vmrel vmflag vmrelnover novermagic noretpoline badsig sigpgp wrongarch; signed: signedown; renamed: notlve.ko, modnsno.ko"
 note "signatures (sig/): dummy_modified dummy_stripped dummy_stripped_sigkept signedown_modified signedown_keyid signedown_attrs signedown_certs signedown_certs_modified"

@@ -199,6 +199,8 @@ FORMAT=$(rpm --eval '%{?_rpmformat}')
 if [ "$FORMAT" = 6 ]; then
 	pkg tg-lve4 1.0 "lve.ko:$MD/lve.ko" --define '_rpmformat 4'
 	pkg tg-gplok4 1.0 "gplok.ko:$MD/gplok.ko" --define '_rpmformat 4'
+	# v4 packages carry libmagic's class of each file, v6 packages its MIME type only
+	pkg tg-hidden4 1.0 "lve.ko:/opt/vendor/engine.bin" --define '_rpmformat 4'
 fi
 pkg tg-gplpre 1.0 "gplok.ko:$MD/gplok.ko" --define 'with_pretrans 1'
 pkg tg-up 1.0 "gplok.ko:$MD/tgup.ko"
@@ -207,6 +209,19 @@ pkg tg-opt 1.0 "lve.ko:/opt/tg/lve.ko"
 pkg tg-ep 1.0 "propplain.ko:$MD/tgep.ko" --define "pkgepoch 2"
 mkdir -p "$W/text" && printf 'Korean vim tutor\n' >"$W/text/tutor.ko"
 MODS=$W/text pkg tg-tutor 1.0 "tutor.ko:/usr/share/vim/vim90/tutor/tutor.ko"
+# Modules that hide (issue 16): lve.ko shipped as /opt/vendor/engine.bin (a
+# scriptlet could insmod it), found only by the file class rpmbuild records;
+# and ELF relocatable objects that are no modules: a plain .o, kbuild's
+# intermediate lve.o (.modinfo, no struct module yet), a module's separate
+# debug file (its sections NOBITS).
+mkdir -p "$W/objs"
+printf 'int tg_plain(void) { return 1; }\n' >"$W/objs/plain.c"
+cc -c -o "$W/objs/plain.o" "$W/objs/plain.c" || bail "cc cannot build a plain .o"
+[ -f "$MODS/.kbuild/main/lve.o" ] || bail "no kbuild object $MODS/.kbuild/main/lve.o (tests/modules/build.sh)"
+cp "$MODS/.kbuild/main/lve.o" "$W/objs/lve.o"
+objcopy --only-keep-debug "$MODS/lve.ko" "$W/objs/lve.ko.debug" || bail "objcopy --only-keep-debug"
+pkg tg-hidden 1.0 "lve.ko:/opt/vendor/engine.bin"
+MODS=$W/objs pkg tg-objs 1.0 "plain.o:/usr/lib/tg-objs/plain.o lve.o:/usr/src/tg-objs/lve.o lve.ko.debug:/usr/lib/debug/opt/vendor/engine.bin.debug"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
 MODS=$KBUILD pkg tg-kdevfull 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers .config:/usr/src/kernels/$K/.config"
 # A hostile package: a proprietary module using GPL-only ktime_get, plus a
@@ -240,6 +255,8 @@ for pl in gzip xz zstd; do
 	MODS=$COMP pkg "tg-$pl-bad" 1.0 "$bad" --define "_binary_payload $io"
 	MODS=$COMP pkg "tg-$pl-good" 1.0 "$good" --define "_binary_payload $io"
 done
+# a hidden module compressed (kmod's insmod decompresses by content, whatever the name)
+MODS=$COMP pkg tg-hiddenxz 1.0 "lve.ko.xz:/opt/vendor/engine.xz"
 
 # Hostile and limit cases (issue 7): a module that cannot be decoded, a package
 # with more modules than allowed, a package whose %pre rewrites the policy.
@@ -573,6 +590,104 @@ check "tutor.ko (text): installs silently (exit $RC)" bash -c "test $RC = 0 && !
 rpmx -ivh "$(P tg-opt)"
 check "/opt/tg/lve.ko: refused by content (exit $RC)" bash -c "test $RC = 1 && grep -q 'refused tg-opt-1.0-1.noarch: module lve: ' <<<\"\$0\"" "$OUT"
 
+# --- 7b. modules that hide: any file rpmbuild classed as an ELF relocatable ---------
+# (what rpmbuild wrote is printed: the matrix shows it for each rpm release).  The
+# type of a file: libmagic's class (v4 packages), else its MIME type (v6, rpm >= 6.0).
+fclass() {
+	local t
+	t=$(rpm -qp --qf '[%{FILENAMES}\t%{FILECLASS}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }')
+	[ -n "$t" ] || ! rpm_ge 6.0 ||
+		t=$(rpm -qp --qf '[%{FILENAMES}\t%{FILEMIMES}\n]' "$1" 2>/dev/null | awk -F'\t' -v f="$2" '$1 == f { print $2 }')
+	echo "$t"
+}
+RELOC='^(ELF (32|64)-bit [LM]SB relocatable|application/x-object$)'
+FC=$(fclass "$(P tg-hidden)" /opt/vendor/engine.bin)
+echo "# rpmbuild's type (class or MIME) of lve.ko as /opt/vendor/engine.bin: $FC"
+echo "# of plain.o: $(fclass "$(P tg-objs)" /usr/lib/tg-objs/plain.o)"
+echo "# of lve.ko.debug: $(fclass "$(P tg-objs)" /usr/lib/debug/opt/vendor/engine.bin.debug)"
+check "hidden: the header types engine.bin as an ELF relocatable" grep -qE "$RELOC" <<<"$FC"
+HIDDEN_LINE="refused tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine\\.bin \\(modprobe won't find it, only insmod\\): the kernel would refuse it: GPL-only symbols denied \\([a-z_]+( \\.\\.\\.)?\\)"
+line_in() { grep -qxE -- "$1" <<<"$2"; }	# line_in ERE TEXT: a whole line of TEXT matches
+mkroot
+rpmx -ivh "$(P tg-hidden)"
+check "hidden: lve.ko shipped as /opt/vendor/engine.bin is refused by rpm -i (exit $RC = 1)" \
+	bash -c "test $RC = 1 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-hidden"
+check "hidden: the line says where it lives and that modprobe won't find it" \
+	line_in "error: taintguard: $HIDDEN_LINE" "$OUT"
+check "hidden: nothing on disk (no /opt/vendor, no %config file), %pre not run" \
+	bash -c "test ! -e '$R/opt/vendor' -a ! -e '$R/etc/tg-hidden.conf' && ! ran 'pre tg-hidden-1.0'"
+[ "$RC" = 1 ] || show
+# libmagic looks inside compressed files when rpmbuild asks it to: then the class is the ELF's
+FCX=$(fclass "$(P tg-hiddenxz)" /opt/vendor/engine.xz)
+echo "# rpmbuild's type of lve.ko.xz as /opt/vendor/engine.xz: $FCX"
+rpmx -ivh "$(P tg-hiddenxz)"
+if grep -qE "$RELOC" <<<"$FCX"; then
+	check "hidden, xz-compressed: refused, its line names /opt/vendor/engine.xz (exit $RC = 1)" \
+		bash -c "test $RC = 1 && grep -q 'refused tg-hiddenxz-1.0-1.noarch: module lve hidden as /opt/vendor/engine.xz (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor'" "$OUT"
+else	# not classed as an ELF: not a candidate (docs/candidates.md)
+	check "hidden, xz-compressed, class '$FCX': not a candidate, installed (exit $RC = 0)" \
+		bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+	rpmx -e tg-hiddenxz
+fi
+if [ "$FORMAT" = 6 ]; then	# and a v4 package on rpm >= 6.0: by its class
+	echo "# rpmbuild's class of lve.ko as /opt/vendor/engine.bin in a v4 package: $(fclass "$(P tg-hidden4)" /opt/vendor/engine.bin)"
+	rpmx -ivh "$(P tg-hidden4)"
+	check "hidden, v4 package on rpm $RPMVER: refused, its line names /opt/vendor/engine.bin (exit $RC = 1)" \
+		bash -c "test $RC = 1 && grep -q 'refused tg-hidden4-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor/engine.bin'" "$OUT"
+fi
+rpmx -ivh "$(P tg-objs)"
+check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installed silently (exit $RC)" \
+	bash -c "test $RC = 0 && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+check "objs: its files are there" test -f "$R/usr/lib/tg-objs/plain.o" -a -f "$R/usr/src/tg-objs/lve.o" \
+	-a -f "$R/usr/lib/debug/opt/vendor/engine.bin.debug"
+[ "$RC" = 0 ] || show
+# let in by warn mode: the warning says where it lives; the record keeps it (explain NAME)
+mkroot
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-hidden)"
+check "hidden, warn mode: installed with the warning naming where it lives (exit $RC = 0)" \
+	bash -c "test $RC = 0 && grep -q '^warning: taintguard: warn mode, installed although denied: tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test -f '$R/opt/vendor/engine.bin'" "$OUT"
+set +e
+EXR=$("$TG" explain --root "$R" tg-hidden 2>&1)
+set -e
+check "hidden: explain NAME (the record) says where it lives and that only insmod loads it" \
+	bash -c "grep -q '^  /opt/vendor/engine.bin: module lve, taint POE, rule ' <<<\"\$0\" && grep -q '^    hidden: installed as /opt/vendor/engine.bin, outside the module directories: modprobe never finds it, only an explicit insmod of that path loads it\$' <<<\"\$0\"" "$EXR"
+[ "$fail" -eq 0 ] || echo "$EXR" | sed 's/^/#   /'
+if [ -x "$(dirname "$TG")/taintguard-audit" ]; then
+	set +e
+	AUD=$("$TG" audit --kernel "$K" "$(P tg-hidden)" 2>&1); ARC=$?
+	AUDJ=$("$TG" audit --format json --kernel "$K" "$(P tg-hidden)" "$(P tg-objs)" 2>/dev/null); AJRC=$?
+	AUDO=$("$TG" audit --kernel "$K" "$(P tg-objs)" 2>&1); AORC=$?
+	EXH=$("$TG" explain "$(P tg-hidden)" 2>&1); EXHRC=$?
+	set -e
+	check "audit FILE.rpm: exit $ARC = 2" test "$ARC" = 2
+	check "audit FILE.rpm: the hidden module denied with rpm's line" line_in "  $HIDDEN_LINE" "$AUD"
+	check "audit FILE.rpm of the objects: nothing judged, the package counted without modules (exit $AORC = 0)" \
+		bash -c "test $AORC = 0 && grep -q '^0 packages with kernel modules: .* 0 modules; 1 package without modules skipped' <<<\"\$0\" && ! grep -q 'tg-objs' <<<\"\$0\"" "$AUDO"
+	check "audit --format json: hidden true, where it lives in a note; the objects' package not listed (exit $AJRC = 2)" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert sys.argv[2]=='2'
+assert [p['package'] for p in d['packages']]==['tg-hidden'], d['packages']
+m=d['packages'][0]['modules'][0]
+assert m['path']=='/opt/vendor/engine.bin' and m['module']=='lve' and m['hidden'] is True and m['action']=='deny', m
+assert any('installed as /opt/vendor/engine.bin' in n and 'modprobe never finds it' in n for n in m['notes']), m['notes']" "$AUDJ" "$AJRC"
+	check "explain FILE.rpm: exit $EXHRC = 2" test "$EXHRC" = 2
+	check "explain FILE.rpm: the line, then where it lives and why only insmod loads it" \
+		bash -c "grep -q 'note: hidden: a kernel module installed as /opt/vendor/engine.bin.*depmod does not index it' <<<\"\$1\" && grep -qxE -- \"\$0\" <<<\"\$1\"" "  $HIDDEN_LINE" "$EXH"
+	# installed packages carry their file classes too: --installed finds it in the rpmdb
+	mkroot
+	rpmx -ivh --define '_taintguard_mode warn' "$(P tg-hidden)" "$(P tg-objs)"
+	set +e
+	AUDI=$("$TG" audit --installed --root "$R" --dbpath /var/lib/rpm --kernel "$K" --format json 2>/dev/null); AIRC=$?
+	set -e
+	check "audit --installed: the hidden module found by the rpmdb's file class, the objects not listed (exit $AIRC = 2)" python3 -c "
+import json,sys; d=json.loads(sys.argv[1]); assert sys.argv[2]=='2'
+ps={p['package']: p for p in d['packages']}
+assert 'tg-objs' not in ps, ps.keys()
+m=ps['tg-hidden']['modules'][0]
+assert m['path']=='/opt/vendor/engine.bin' and m['hidden'] is True and m['action']=='deny', m" "$AUDI" "$AIRC"
+else	# the rpm matrix's chroots build no taintguard-audit (createrepo_c, librepo)
+	echo "# no taintguard-audit in $(dirname "$TG"): audit of hidden modules not run with rpm $RPMVER"
+fi
+
 # --- 8. kernel exports from a kernel-devel in the same transaction ------------------
 mkroot nokernel
 rpmx -ivh --test "$(P tg-gplok)"
@@ -670,6 +785,16 @@ if cc -o "$W/tg-nofd" tests/rpm/nofd.c $rpmcc 2>"$W/cc.log"; then
 		check "backstop, rpm $RPMVER < 4.17: files before the module stay behind (/etc/tg-lve.conf)" \
 			test -f "$R/etc/tg-lve.conf"
 	fi
+	# a hidden module is a candidate there by its file type too; the objects are not
+	mkroot
+	set +e
+	LD_LIBRARY_PATH=${RPM_PREFIX:+$RPM_LIBDIR} \
+		"$W/tg-nofd" "$R" "$PLUGDIR" "$POLICY" "$(P tg-hidden)" "$(P tg-objs)" >"$W/out" 2>&1
+	RC=$?
+	set -e
+	OUT=$(cat "$W/out")
+	check "backstop: the hidden module refused while unpacking, the objects installed" \
+		bash -c "! rpm --root '$R' --dbpath /var/lib/rpm -q tg-hidden && rpm --root '$R' --dbpath /var/lib/rpm -q tg-objs && grep -q 'refused tg-hidden-1.0-1.noarch: module lve hidden as /opt/vendor/engine.bin (modprobe' <<<\"\$0\" && test ! -e '$R/opt/vendor/engine.bin'" "$OUT"
 	# An upgrade refused by the backstop: 4.17 .. 4.20.0 also delete the old
 	# version's unchanged %config file (rpm bug #3284, fixed in 4.20.1 and 6.0);
 	# before 4.17 it is only touched.
@@ -826,5 +951,37 @@ rpmx -ivh "$(P tg-distsig)"
 check "signature: no kernel image in the root -> installed but marked, saying why (exit $RC)" \
 	bash -c "test $RC = 0 && test -e '$(record tg-distsig-1.0-1.noarch)' && grep -q 'marked tg-distsig-1.0-1.noarch: module dummy (tgdummy.ko): not fully checked: signature not verified' <<<\"\$0\"" "$OUT"
 [ "$fail" -eq 0 ] || show
+
+# --- 18. a kernel in the transaction (docs/kernel-update.md) ------------------------
+# The target kernel's files as a kernel package lays them out; the root holds
+# lve, installed in warn mode before the kernel arrives.  The kernel is never
+# refused by default; %_taintguard_kernel_update deny stops it, %pretrans too
+# (rpm >= 6.1 calls psm_pre for the install only: scriptlet_pre refuses it).
+KP=$W/kernelpkg
+mkdir -p "$KP"
+cp "/boot/vmlinuz-$K" "$KP/vmlinuz" && cp "$KBUILD/.config" "$KP/config"
+gzip -c "$KBUILD/Module.symvers" >"$KP/symvers.gz"
+pkg tg-kernel 1.0 "vmlinuz:/boot/vmlinuz-$K config:/boot/config-$K symvers.gz:/lib/modules/$K/symvers.gz" \
+	--define "moddir $KP" --define 'with_pretrans 1' --define '_binary_payload w1.gzdio'
+kernel_root() {
+	mkroot nokernel
+	rpmx -ivh --define '_taintguard_mode warn' "$(P tg-lve)"
+	installed tg-lve || { show; bail "kernel update: tg-lve does not install in warn mode"; }
+	rm -f "$R/var/tmp/tgtest-scriptlets.log"
+}
+kernel_root
+rpmx -ivh "$(P tg-kernel)"
+check "kernel update: the kernel installs, its %pretrans ran (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-kernel && grep -q '^pretrans tg-kernel-1.0\$' '$R/var/tmp/tgtest-scriptlets.log'"
+check "kernel update: one line for lve under the new kernel, one summary line" \
+	bash -c "test \$(grep -c 'kernel $K: tg-lve: module lve ($MD/lve.ko): the kernel would refuse it: ' <<<\"\$0\") = 1 && grep -q 'kernel $K (tg-kernel-1.0-1.noarch): 1 installed module will not load cleanly under it (installing it anyway' <<<\"\$0\"" "$OUT"
+[ "$RC" = 0 ] || show
+kernel_root
+rpmx -ivh --define '_taintguard_kernel_update deny' "$(P tg-kernel)"
+check "kernel update, deny: refused, naming the count and the macro (exit $RC)" \
+	bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-kernel && grep -q 'refusing to install tg-kernel-1.0-1.noarch: 1 installed module would not load cleanly under kernel $K (%_taintguard_kernel_update is deny)' <<<\"\$0\"" "$OUT"
+check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
+	bash -c "! grep -q 'tg-kernel' '$R/var/tmp/tgtest-scriptlets.log' 2>/dev/null && test ! -e '$R/boot/vmlinuz-$K'"
+[ "$RC" != 0 ] || show
 
 finish

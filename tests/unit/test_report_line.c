@@ -108,6 +108,40 @@ static void test_unreadable(void **state)
 			    "corrupt or truncated xz data");
 }
 
+/*
+ * A module outside the module directories under another name: the line names
+ * where it lives and that modprobe will not find it (docs/candidates.md).
+ */
+static void test_hidden(void **state)
+{
+	struct tg_verdict v = base("/opt/vendor/engine.bin", "lve", TG_ACTION_MARK);
+	struct tg_verdict u = base("/opt/vendor/engine.xz", NULL, TG_ACTION_DENY);
+	char buf[512];
+
+	(void)state;
+	assert_true(tg_path_hidden("/opt/vendor/engine.bin"));
+	assert_true(tg_path_hidden("/usr/lib/debug/opt/vendor/engine.bin.debug"));
+	assert_false(tg_path_hidden("/opt/vendor/lve.ko"));		/* named */
+	assert_false(tg_path_hidden("/lib/modules/6.1.0-1-amd64/extra/x.bin"));	/* placed */
+	assert_false(tg_path_hidden("/usr/lib/modules/6.1.0-1-amd64/extra/x.bin"));
+	assert_false(tg_path_hidden("engine.bin"));	/* not an installed path */
+	assert_false(tg_path_hidden(NULL));
+	v.hidden = true;
+	v.taint_kernel = TG_TAINT_BIT(TG_TAINT_PROPRIETARY);
+	assert_int_equal(tg_verdict_add_flag(&v, 'P', true, NULL, "license 'Proprietary' is "
+		"not GPL-compatible for the kernel"), 0);
+	line_of(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "marked kmod-x-1.0-1.x86_64: module lve hidden as "
+			    "/opt/vendor/engine.bin (modprobe won't find it, only insmod): taints P: "
+			    "license 'Proprietary' is not GPL-compatible for the kernel");
+	u.hidden = true;
+	u.error = strdup("/opt/vendor/engine.xz: xz data decompresses past the size limit");
+	line_of(&u, buf, sizeof(buf));
+	assert_string_equal(buf, "refused kmod-x-1.0-1.x86_64: file hidden as /opt/vendor/engine.xz "
+			    "(modprobe won't find it, only insmod): cannot be read: xz data "
+			    "decompresses past the size limit");
+}
+
 /* An exception decides before anything the module does. */
 static void test_exception(void **state)
 {
@@ -130,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_incomplete_before_other_taint),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_exception),
+		cmocka_unit_test(test_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
