@@ -213,7 +213,7 @@ static int check_sections(struct tg_elf *e)
 	}
 	if (n_symtab == 0)
 		tg_elf_problem(e, "module has no symbols (stripped?)");
-	/* 6.12 reads string tables of any type, 7.3 wants SHT_STRTAB: the prediction decides */
+	/* 6.12 reads string tables of any type, 7.2 and later want SHT_STRTAB: the prediction decides */
 	e->m->shstrtab_untyped = e->shstrndx < e->shnum && e->sh[e->shstrndx].sh_type != SHT_STRTAB;
 	e->m->strtab_untyped = symtab_link_untyped(e);
 	/* more than one of these: refused since 6.4 only, so the prediction decides */

@@ -279,10 +279,10 @@ static int check_elf(struct state *s)
 {
 	bool since_6_4 = !s->kv || s->kv >= TG_KVER(6, 4, 0);	/* unknown: newest rules */
 	/*
-	 * String tables typed SHT_STRTAB: 6.12.95 does not check, 7.3.4 does; the
+	 * String tables typed SHT_STRTAB: 6.12.95 does not check, 7.2.13 and 7.3.4 do; the
 	 * release in between that started is not pinned down (docs/loader-rules.md#r3).
 	 */
-	bool since_7_3 = !s->kv || s->kv >= TG_KVER(7, 3, 0);
+	bool since_7_2 = !s->kv || s->kv >= TG_KVER(7, 2, 0);
 	int r = 0;
 
 	if (reaches_kernel_compressed(s))
@@ -308,18 +308,18 @@ static int check_elf(struct state *s)
 	 * 6.4 added the uniqueness checks and the struct module size check; older
 	 * loaders use the first section found, and module_layout's CRC did the rest.
 	 */
-	if (r == 0 && since_7_3 && s->m->shstrtab_untyped)
+	if (r == 0 && since_7_2 && s->m->shstrtab_untyped)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 			"invalid module: the section name table is not a string table "
-			"(SHT_STRTAB; refused since kernel 7.3 at the latest)");
+			"(SHT_STRTAB; refused since kernel 7.2 at the latest)");
 	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_modinfo_sections, ".modinfo section");
 	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_symtab_sections, "symbol table");
-	if (r == 0 && since_7_3 && s->m->strtab_untyped)
+	if (r == 0 && since_7_2 && s->m->strtab_untyped)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 			"invalid module: the symbol table's string table is not a string table "
-			"(SHT_STRTAB; refused since kernel 7.3 at the latest)");
+			"(SHT_STRTAB; refused since kernel 7.2 at the latest)");
 	if (r == 0 && since_6_4)
 		r = refuse_twice(s, s->m->n_this_module_sections, ".gnu.linkonce.this_module section");
 	if (r == 0 && since_6_4 && s->k && s->k->this_module_size && s->m->this_module_size &&

@@ -168,7 +168,7 @@ struct tg_module {
 	/* sections of these names/types; more than one is refused by 6.4+ loaders only */
 	size_t n_this_module_sections, n_modinfo_sections, n_symtab_sections;
 	/* the section-name table (e_shstrndx) / the symbol table's string table
-	 * (its sh_link) is not typed SHT_STRTAB: refused by 7.3+ loaders only */
+	 * (its sh_link) is not typed SHT_STRTAB: refused by 7.2+ loaders only */
 	bool shstrtab_untyped, strtab_untyped;
 
 	struct tg_modinfo *modinfo;

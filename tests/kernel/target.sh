@@ -7,7 +7,8 @@
 # Usage: tests/kernel/target.sh KVER|SERIES    print "ROOT KVER CHROOT" (cached)
 #   KVER e.g. 6.12.95+deb12-amd64; SERIES e.g. 6.12, 7.3 or 7: the newest such
 #   kernel bookworm-backports (6.12) or trixie-backports (7.x) offers today (the
-#   archive moves on: a pinned KVER would stop downloading one day).
+#   archive moves on: a pinned KVER would stop downloading one day); 7.2:
+#   unstable's (not in any suite: used to place a rule between 6.12 and 7.3).
 #   6.1-arm64 (or 6.1.0-N-arm64): Debian 12's arm64 kernel, the ABI of the
 #   host's 6.1 headers when bookworm still has it, else the newest; with the
 #   amd64 linux-kbuild-6.1 of the same version (its tools run on the host: the
@@ -31,6 +32,8 @@ ARCH=amd64
 case $SPEC in
 6.12 | 6.12.*+deb12-amd64) suite=bookworm-backports tag=deb12 CHROOT=- ;;
 6.1-arm64 | 6.1.0-*-arm64) suite=bookworm tag=deb12 CHROOT=- ARCH=arm64 ;;
+# unstable's 7.2 (no MODVERSIONS, like trixie-backports' 7.3): its headers want gcc 16
+7.2 | 7.2.*+deb14-amd64) suite=unstable tag=deb14 CHROOT=sid-kbuild ;;
 # 7.x kbuild binaries need trixie's glibc, its headers a newer gcc than bookworm's
 7 | 7.* ) suite=trixie-backports tag=deb13 CHROOT=trixie-kbuild ;;
 *) die "no package source known for $SPEC" ;;

@@ -79,8 +79,8 @@ for c in read_cases(cases_path, kver, config):
 # same kernel files judged as a release before and after the rule.
 for case, what, since, before, after in (
         ("twomodinfo", "more than one .modinfo section", "6.4", "6.3.0-99-amd64", "6.5.0-99-amd64"),
-        ("shstrprog", "section name table is not a string table", "7.3", "6.12.0-99-amd64", "7.3.0-99-amd64"),
-        ("strtabprog", "string table is not a string table", "7.3", "6.12.0-99-amd64", "7.3.0-99-amd64")):
+        ("shstrprog", "section name table is not a string table", "7.2", "6.12.0-99-amd64", "7.2.0-99-amd64"),
+        ("strtabprog", "string table is not a string table", "7.2", "6.12.0-99-amd64", "7.2.0-99-amd64")):
     for rel, refused in ((after, True), (before, False)):
         res = subprocess.run([tg, "check", "--format", "json", "--kernel", rel,
                               "--symvers", "/lib/modules/%s/build/Module.symvers" % kver,

@@ -575,7 +575,7 @@ static void test_string_tables_any_type(void **state)
 
 	(void)state;
 	expect_synth(m, "x86_64", 64, false);
-	/* read all the same; the types are noted for 7.3+ loaders, which refuse them */
+	/* read all the same; the types are noted for 7.2+ loaders, which refuse them */
 	assert_true(m->shstrtab_untyped);
 	assert_true(m->strtab_untyped);
 	tg_module_free(m);
