@@ -217,7 +217,7 @@ int report_kernels_text(const struct audit *a, FILE *out);
 int report_kernels_json(const struct audit *a, FILE *out);
 /* a second <testsuite> of report_junit() */
 int report_kernels_junit(const struct audit *a, FILE *out);
-/* audit_report.c: XML-escaped text */
+/* audit_xml.c: XML-escaped text (untrusted strings; controls as ?, bytes >= 0x80 as &#xNN;) */
 void report_xml_text(FILE *out, const char *s);
 
 #endif

@@ -359,36 +359,10 @@ int report_jsonl_summary(const struct audit *a, FILE *out)
 
 /* ------------------------------------------------------------- JUnit */
 
-static void xml_text(FILE *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			/* XML 1.0 forbids most controls; module strings are untrusted. */
-			if (*p < 0x20 && *p != '\n' && *p != '\t')
-				fputc('?', out);
-			else if (*p >= 0x80)
-				fprintf(out, "&#x%02X;", *p);	/* byte as Latin-1: always well-formed */
-			else
-				fputc(*p, out);
-		}
-	}
-}
-
-void report_xml_text(FILE *out, const char *s)
-{
-	xml_text(out, s);
-}
-
 static void prop(FILE *out, const char *name, const char *value)
 {
 	fprintf(out, "        <property name=\"%s\" value=\"", name);
-	xml_text(out, value ? value : "");
+	report_xml_text(out, value ? value : "");
 	fputs("\"/>\n", out);
 }
 
@@ -401,24 +375,24 @@ static void module_lines(FILE *out, const struct audit_pkg *p, bool only_bad)
 
 		if (only_bad && !v->error && v->action == TG_ACTION_ALLOW)
 			continue;
-		xml_text(out, v->path);
+		report_xml_text(out, v->path);
 		fputs(": ", out);
 		if (v->error) {
 			fputs("error: ", out);
-			xml_text(out, v->error);
+			report_xml_text(out, v->error);
 		} else {
-			xml_text(out, tg_action_name(v->action));
+			report_xml_text(out, tg_action_name(v->action));
 			if (v->rule) {
 				fputs(" (rule ", out);
-				xml_text(out, v->rule);
+				report_xml_text(out, v->rule);
 				fputc(')', out);
 			}
 			fputs(", taint ", out);
-			xml_text(out, tg_taint_string(v->taint_kernel, t, sizeof(t)));
+			report_xml_text(out, tg_taint_string(v->taint_kernel, t, sizeof(t)));
 			fputs(v->loads ? ", loads" : ", refused", out);
 			for (size_t r = 0; r < v->n_reasons; r++) {
 				fputs("\n    ", out);
-				xml_text(out, v->reasons[r]);
+				report_xml_text(out, v->reasons[r]);
 			}
 		}
 		fputc('\n', out);
@@ -451,11 +425,11 @@ int report_junit(const struct audit *a, FILE *out)
 		if (!audit_pkg_listed(p))
 			continue;
 		fputs("    <testcase classname=\"taintguard.audit\" name=\"", out);
-		xml_text(out, pkg_label(p));
+		report_xml_text(out, pkg_label(p));
 		fputc('"', out);
 		if (p->file) {
 			fputs(" file=\"", out);
-			xml_text(out, p->file);
+			report_xml_text(out, p->file);
 			fputc('"', out);
 		}
 		fputs(">\n      <properties>\n", out);
@@ -480,7 +454,7 @@ int report_junit(const struct audit *a, FILE *out)
 		fputs("      </properties>\n", out);
 		if (p->had_error) {
 			fputs("      <error type=\"error\" message=\"", out);
-			xml_text(out, p->error ? p->error : "a module could not be read");
+			report_xml_text(out, p->error ? p->error : "a module could not be read");
 			fputs("\">", out);
 			module_lines(out, p, true);
 			fputs("</error>\n", out);
