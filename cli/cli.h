@@ -76,7 +76,7 @@ void file_list_free(struct file_list *fl);
 /* Worst action -> exit code. */
 int cli_exit_for(enum tg_action worst, bool had_error);
 
-/* The first "rpm" on $PATH we may execute (malloc'ed), NULL when there is none. */
+/* rpm_command.c: the first "rpm" on $PATH we may execute (malloc'ed), NULL when there is none. */
 char *cli_find_rpm(void);
 /*
  * Run @argv (argv[0] a path) with stdin /dev/null, an environment of PATH,
