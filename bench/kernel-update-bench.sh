@@ -3,7 +3,7 @@
 # Benchmark (not a test): the time the taintguard rpm plugin adds to
 # installing a kernel RPM, against the floor of merely decompressing that
 # kernel's modules on all CPUs (`xz -dc`, one process per CPU).  The kernel
-# RPM is bookworm-backports' 6.12 as tests/kupdate/run.sh fetches it (image,
+# RPM is bookworm-backports' 6.12 as tests/kernel/target.sh unpacks it (image,
 # .config, System.map, symvers.gz and its whole module tree of .ko.xz),
 # installed with the real rpm into a scratch --root that also holds a 6.1
 # kernel and the test kmods (so the kernel-update check has work); median of
@@ -14,24 +14,19 @@
 #            installed kmods judged against it)
 #   floor    xz -dc of every module, xargs -P CPUs
 #
-#   bench/kernel-update-bench.sh          REPS=3 B=build TG_KUPDATE_CACHE=...
+#   bench/kernel-update-bench.sh          REPS=3 B=build TG_KERNELS_DIR=...
 # Needs root; the first run builds the RPM (cached in bench/out/).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$PWD
 B=${B:-build}
 REPS=${REPS:-3}
-CACHE=${TG_KUPDATE_CACHE:-/var/tmp/taintguard-kupdate}
 OUT=$TOP/bench/out
 CPUS=$(nproc)
 mkdir -p "$OUT"
 [ -f "$TOP/$B/taintguard.so" ] || make -s
-X=$CACHE/x612
-if ! ls "$X"/boot/vmlinuz-6.12.* >/dev/null 2>&1; then
-	echo "# fetching 6.12 through tests/kupdate/run.sh (once)" >&2
-	TG_KUPDATE_CACHE=$CACHE tests/kupdate/run.sh >/dev/null 2>&1 || true
-fi
-K2=$(basename "$(ls -d "$X"/lib/modules/6.12.* | head -n 1)")
+# the kernel's packages fetched once and unpacked (network on the first run)
+read -r X K2 _ < <(tests/kernel/target.sh 6.12) || { echo "cannot fetch 6.12 (tests/kernel/target.sh 6.12)" >&2; exit 1; }
 RPM=$OUT/kernel-$K2.rpm
 if [ ! -f "$RPM" ]; then
 	echo "# building $RPM (once; cached)" >&2
