@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <createrepo_c/compression_wrapper.h>
 #include <createrepo_c/error.h>
 #include <createrepo_c/package.h>
 #include <createrepo_c/repomd.h>
@@ -197,6 +198,61 @@ static int take_record(cr_Repomd *md, const char *type, const char *dir, const c
 	return 0;
 }
 
+/*
+ * Repository metadata is UTF-8 (createrepo writes nothing else).  A document
+ * that declares another encoding, or starts as UTF-16, is refused before
+ * createrepo_c sees it: its parser (0.17, libxml2 SAX) dereferences NULL when
+ * such a document also holds a byte the declared encoding cannot convert
+ * (found by the repodata fuzzer: encoding="UTF-7" and a 0xFF byte).
+ */
+static int check_encoding(const char *path, const char *name, char **error)
+{
+	char head[512], enc[32] = "";
+	const char *p = head, *end, *e;
+	GError *gerr = NULL;
+	CR_FILE *f;
+	int n;
+
+	f = cr_open(path, CR_CW_MODE_READ, CR_CW_AUTO_DETECT_COMPRESSION, &gerr);
+	n = f ? cr_read(f, head, sizeof(head) - 1, &gerr) : -1;
+	if (f)
+		cr_close(f, NULL);
+	if (n < 0) {
+		*error = pkg_strf("%s: %s", name, gerr && gerr->message ? gerr->message : "cannot be read");
+		if (gerr)
+			g_error_free(gerr);
+		return -EINVAL;
+	}
+	if (gerr)
+		g_error_free(gerr);
+	head[n] = '\0';
+	if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))	/* a UTF-8 byte order mark */
+		p += 3;
+	if (*p != '<' || memchr(head, '\0', (size_t)n)) {
+		*error = pkg_strf("%s: not an XML document in UTF-8", name);
+		return -EINVAL;
+	}
+	if (strncmp(p, "<?xml", 5) || !(end = strstr(p, "?>")))
+		return 0;	/* no declaration: UTF-8 by default */
+	for (e = p; (e = strstr(e, "encoding")) && e < end; e++) {
+		const char *q = e + 8;
+		size_t len;
+
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' || *q == '=')
+			q++;
+		if (*q != '"' && *q != '\'')
+			break;
+		len = strcspn(q + 1, *q == '"' ? "\"" : "'");
+		snprintf(enc, sizeof(enc), "%.*s", (int)(len < sizeof(enc) ? len : sizeof(enc) - 1), q + 1);
+		break;
+	}
+	if (*enc && strcasecmp(enc, "UTF-8") && strcasecmp(enc, "UTF8") && strcasecmp(enc, "US-ASCII")) {
+		*error = pkg_strf("%s: declares encoding '%s'; repository metadata must be UTF-8", name, enc);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error)
 {
 	char *path = pkg_strf("%s/repodata/repomd.xml", dir);
@@ -211,6 +267,8 @@ int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error)
 		r = -ENOMEM;
 		goto out;
 	}
+	if ((r = check_encoding(path, path, error)) < 0)
+		goto out;
 	if (cr_xml_parse_repomd(path, md, NULL, NULL, &gerr) != CRE_OK) {
 		*error = pkg_strf("%s: %s", path, gerr ? gerr->message : "cannot be parsed");
 		r = -EINVAL;
@@ -568,7 +626,9 @@ static int parse(const char *path, bool primary, struct scan *s, char **error)
 	pp = parse_path(path, &fd, error);
 	if (!pp)
 		return *error ? -EINVAL : -ENOMEM;
-	if (primary)
+	if (check_encoding(pp, path, error) < 0)
+		rc = CRE_XMLDATA;
+	else if (primary)
 		rc = cr_xml_parse_primary(pp, new_pkg, s, pr_pkg, s, NULL, NULL, 0, &gerr);
 	else
 		rc = cr_xml_parse_filelists(pp, new_pkg, s, fl_pkg, s, NULL, NULL, &gerr);

@@ -320,6 +320,15 @@ else
 	notok "rpmbuild kmod-forge"
 fi
 
+# repository metadata in another encoding than UTF-8 (createrepo_c 0.17's parser
+# crashed on encoding="UTF-7" with an unconvertible byte: found by the fuzzer)
+cp -a "$T/repo" "$T/utf7repo"
+sed -i '1s/encoding="UTF-8"/encoding="UTF-7"/; s/<revision>/<revision>\xff/' "$T/utf7repo/repodata/repomd.xml"
+tg audit "$T/utf7repo" >"$T/utf7.out" 2>"$T/utf7.err"
+rc=$?
+check "repomd.xml declaring UTF-7: exit 3, the file and the cause named, nothing judged (exit $rc)" \
+	bash -c "test $rc -eq 3 && grep -q 'utf7repo/repodata/repomd.xml: declares encoding .UTF-7.; repository metadata must be UTF-8' '$T/utf7.err' && ! grep -q allow '$T/utf7.out'"
+
 # broken inputs
 head -c 4000 "$T/repo/kmod-gplok-1.0-1.noarch.rpm" >"$T/trunc.rpm"
 echo "not an rpm" >"$T/junk.rpm"
