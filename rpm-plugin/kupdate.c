@@ -20,21 +20,26 @@
 
 #include "tgp.h"
 
-/* One line per affected module: the same one reason as every front end. */
-static void say(const struct tgp_pkg *kp, const struct pkg_kmod *km, const struct tg_verdict *v)
+/*
+ * One line per affected module: the same one reason as every front end.
+ * Said in tsm_pre, which dnf5 never shows on its terminal (docs/clients.md):
+ * echoed on stderr where the client hides rpmlog lines.
+ */
+static void say(struct tgp_state *st, const struct tgp_pkg *kp, const struct pkg_kmod *km,
+		const struct tg_verdict *v)
 {
 	const char *owner = km->owner ? km->owner : "(no package)";
 	const char *mod = v->module ? v->module : "?";
 	char why[160];	/* the one reason every front end's line gives */
 
 	if (km->place == PKG_KMOD_WEAK_NOT) {
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): will be missing: "
+		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): will be missing: "
 		       "weak-modules will not link it: %s\n", kp->krel, owner, mod, km->file,
 		       km->why);
 		return;
 	}
 	tg_verdict_reason(v, why, sizeof(why));
-	rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s: module %s (%s): %s%s\n", kp->krel, owner,
+	tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): %s%s\n", kp->krel, owner,
 	       mod, km->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
@@ -75,7 +80,7 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 
 	tg_ctx_kernel(st->ctx, kp->krel, &k, NULL);
 	if (!k || !k->symvers) {
-		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s (%s): its export table could not be "
+		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): its export table could not be "
 		       "read; the installed modules are not checked against it\n", kp->krel,
 		       kp->nevra);
 		return 0;
@@ -103,7 +108,7 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 			rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s: %s: fine\n", kp->krel, km[i].path);
 			continue;
 		}
-		say(kp, &km[i], &v[i]);
+		say(st, kp, &km[i], &v[i]);
 		if (km[i].place == PKG_KMOD_WEAK_NOT && v[i].action == TG_ACTION_ALLOW)
 			v[i].action = TG_ACTION_MARK;	/* missing is worth recording */
 		kp->kv[kp->nkv] = v[i];
@@ -141,10 +146,10 @@ void tgp_kupdate(struct tgp_state *st, rpmts ts)
 			continue;
 		r = judge_kernel(st, ts, p);
 		if (r < 0)	/* never a reason to refuse the kernel */
-			rpmlog(RPMLOG_WARNING, "taintguard: kernel %s (%s): cannot check the installed "
+			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): cannot check the installed "
 			       "modules: %s\n", p->krel, p->nevra, strerror(-r));
 		else if (p->nkv)
-			rpmlog(RPMLOG_WARNING, "taintguard: kernel %s (%s): %zu installed module%s "
+			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): %zu installed module%s "
 			       "will not load cleanly under it%s\n", p->krel, p->nevra, p->nkv,
 			       p->nkv == 1 ? "" : "s", st->kernel_deny ?
 			       "" : " (installing it anyway; %_taintguard_kernel_update deny stops "
