@@ -281,41 +281,6 @@ struct inst_job {
 	const struct audit *a;
 };
 
-/* @disk whole into memory (malloc'ed), at most @max bytes: 0 or a negative errno. */
-static int read_bounded(const char *disk, uint64_t max, void **buf, size_t *len)
-{
-	int fd = open(disk, O_RDONLY | O_CLOEXEC), r = 0;
-	struct stat st;
-	size_t got = 0;
-	char *p = NULL;
-
-	*buf = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		r = -EINVAL;
-	else if ((uint64_t)st.st_size > max)
-		r = -EFBIG;
-	else if (!(p = malloc(st.st_size ? (size_t)st.st_size : 1)))
-		r = -ENOMEM;
-	while (r == 0 && got < (size_t)st.st_size) {
-		ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
-
-		if (n <= 0)
-			r = n < 0 && errno == EINTR ? 0 : -EIO;	/* shorter than fstat said */
-		else
-			got += (size_t)n;
-	}
-	close(fd);
-	if (r < 0) {
-		free(p);
-		return r;
-	}
-	*buf = p;
-	*len = got;
-	return 0;
-}
-
 /*
  * A hidden candidate (its package's header classes it as an ELF relocatable
  * object, neither named nor placed as a module): the same content test as a
@@ -323,18 +288,14 @@ static int read_bounded(const char *disk, uint64_t max, void **buf, size_t *len)
  */
 static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
 {
-	void *buf;
-	size_t len = 0;
-	int r = read_bounded(am->disk_path, lim->max_input_size, &buf, &len);
+	int fd = open(am->disk_path, O_RDONLY | O_CLOEXEC);
 
-	if (r < 0) {
-		am->error = pkg_strf("cannot read: %s", r == -EFBIG ? "larger than the input size "
-				     "limit" : strerror(-r));
+	if (fd < 0) {
+		am->error = pkg_strf("cannot read: %s", strerror(errno));
 		return;
 	}
-	r = pkg_module_from_mem(buf, len, am->path, lim, &am->m, &am->error);
-	free(buf);
-	am->not_module = r == 0;
+	am->not_module = pkg_module_from_fd(fd, am->path, lim, &am->m, &am->error) == 0;
+	close(fd);
 }
 
 /* Read one installed module from disk, links resolved inside the root. */

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pkg.h"
 
@@ -82,4 +84,49 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 	}
 	free(img);
 	return 0;
+}
+
+int pkg_module_from_fd(int fd, const char *path, const struct tg_limits *lim,
+		       struct tg_module **m, char **error)
+{
+	struct stat sb;
+	size_t got = 0;
+	char *buf;
+	int r;
+
+	*m = NULL;
+	*error = NULL;
+	if (fstat(fd, &sb) < 0) {
+		*error = pkg_strf("cannot read: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*error = strdup("cannot read: not a regular file");
+		return -1;
+	}
+	if ((uint64_t)sb.st_size > lim->max_input_size) {
+		*error = pkg_strf("cannot read: %lld bytes, larger than the input size limit "
+				  "(input-size %llu)", (long long)sb.st_size,
+				  (unsigned long long)lim->max_input_size);
+		return -1;
+	}
+	if (!(buf = malloc(sb.st_size ? (size_t)sb.st_size : 1))) {
+		*error = strdup("cannot read: out of memory");
+		return -1;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = pread(fd, buf + got, (size_t)sb.st_size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {	/* an error, or shorter than fstat said */
+			*error = pkg_strf("cannot read: %s", n < 0 ? strerror(errno) : "file shrank");
+			free(buf);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	r = pkg_module_from_mem(buf, got, path, lim, m, error);
+	free(buf);
+	return r;
 }

@@ -112,6 +112,14 @@ size_t pkg_ftypes_count(const struct pkg_ftypes *t);
  */
 int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			const struct tg_limits *lim, struct tg_module **m, char **error);
+/*
+ * The same for a file already on disk (the rpm plugin's backstop reads what
+ * rpm unpacked, audit --installed a hidden candidate): the whole regular
+ * file behind @fd, at most lim->max_input_size bytes, then
+ * pkg_module_from_mem().  A file that cannot be read is -1 (*error says why).
+ */
+int pkg_module_from_fd(int fd, const char *path, const struct tg_limits *lim,
+		       struct tg_module **m, char **error);
 
 /* ----------------------------------------------------------------- rpm.c */
 

@@ -432,8 +432,6 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	struct tg_module *m = NULL;
 	char *error = NULL;
 	rpmRC rc = RPMRC_OK;
-	void *buf = NULL;
-	struct stat sb;
 	int fd, r = -1;
 
 	if (!pkg || pkg->scanned || pkg->refused || st->mode == TGP_OFF)
@@ -447,15 +445,8 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 		error = strdup("more kernel module files than %_taintguard_max_modules");
 	else if (fd < 0)
 		error = rstrscat(NULL, "cannot reopen the unpacked file: ", strerror(errno), NULL);
-	else if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size > st->lim.max_input_size)
-		error = strdup("cannot read the unpacked file (larger than "
-			       "%_taintguard_max_module_size?)");
-	else if ((buf = malloc(sb.st_size ? (size_t)sb.st_size : 1)) == NULL ||
-		 pread(fd, buf, (size_t)sb.st_size, 0) != sb.st_size)
-		error = strdup("cannot read the unpacked file");
 	else
-		r = pkg_module_from_mem(buf, (size_t)sb.st_size, dest, &st->lim, &m, &error);
-	free(buf);
+		r = pkg_module_from_fd(fd, dest, &st->lim, &m, &error);
 	if (fd >= 0)
 		close(fd);
 	if (r != 0)
