@@ -46,13 +46,12 @@ static int cmp_row(const void *x, const void *y)
 /* The installed kernels: names of directories in (usr/)lib/modules. */
 static int find_kernels(struct audit *a)
 {
-	static const char *const tops[] = { "/lib/modules", "/usr/lib/modules" };
 	int r = 0;
 
 	if (a->o.kernel)
 		return add_release(a, a->o.kernel);
 	for (size_t t = 0; t < 2 && r == 0; t++) {
-		char *dir = tg_root_resolve(a->o.root, tops[t]);
+		char *dir = tg_root_resolve(a->o.root, pkg_module_tops[t]);
 		DIR *d = dir ? opendir(dir) : NULL;
 		struct dirent *e;
 

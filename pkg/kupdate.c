@@ -22,7 +22,7 @@
 
 #include "pkg.h"
 
-static const char *const mod_tops[] = { "/lib/modules", "/usr/lib/modules" };
+const char *const pkg_module_tops[2] = { "/lib/modules", "/usr/lib/modules" };
 static const char *const mod_subs[] = { "extra", "updates", "weak-updates" };
 
 /* Depth of directories below extra/ ... walked: a bound, not a limit kmods meet. */
@@ -243,14 +243,14 @@ static void weak_candidates(struct walk *w, const char *release, const struct tg
 		struct dirent **ents = NULL;
 		int n;
 
-		if (t == 1 && same_dir(w->root, mod_tops[0], mod_tops[1]))
+		if (t == 1 && same_dir(w->root, pkg_module_tops[0], pkg_module_tops[1]))
 			break;
-		host = tg_root_resolve(w->root, mod_tops[t]);
-		rdir = pkg_strf("%s/%s", mod_tops[t], release);
+		host = tg_root_resolve(w->root, pkg_module_tops[t]);
+		rdir = pkg_strf("%s/%s", pkg_module_tops[t], release);
 		n = host && rdir ? scandir(host, &ents, NULL, alphasort) : -1;
 		for (int i = 0; i < n; i++) {
 			const char *k = ents[i]->d_name;
-			char *extra = pkg_strf("%s/%s/extra", mod_tops[t], k);
+			char *extra = pkg_strf("%s/%s/extra", pkg_module_tops[t], k);
 			struct weak_arg a = { rdir, sv };
 
 			if (extra && k[0] != '.' && strcmp(k, release) != 0)
@@ -274,10 +274,10 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 	if (!release || !*release || strchr(release, '/'))
 		return -EINVAL;
 	for (size_t t = 0; t < 2; t++) {
-		if (t == 1 && same_dir(w.root, mod_tops[0], mod_tops[1]))
+		if (t == 1 && same_dir(w.root, pkg_module_tops[0], pkg_module_tops[1]))
 			break;
 		for (size_t s = 0; s < 3; s++) {
-			char *d = pkg_strf("%s/%s/%s", mod_tops[t], release, mod_subs[s]);
+			char *d = pkg_strf("%s/%s/%s", pkg_module_tops[t], release, mod_subs[s]);
 
 			if (!d)
 				return pkg_kmods_free(w.v, w.n), -ENOMEM;
@@ -309,17 +309,6 @@ void pkg_kmods_free(struct pkg_kmod *v, size_t n)
 	free(v);
 }
 
-/* R of a kernel image path: /boot/vmlinuz-R, (/usr)/lib/modules/R/vmlinuz. */
-static bool image_release(const char *path, char *buf, size_t len)
-{
-	const char *b = strrchr(path, '/');
-
-	if (!strncmp(path, "/boot/vmlinuz-", 14) && !strchr(path + 14, '/') && path[14])
-		return snprintf(buf, len, "%s", path + 14) < (int)len;
-	return b && !strcmp(b, "/vmlinuz") && tg_kernel_release_from_path(path, buf, len) == 0;
-}
-
-
 bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len)
 {
 	int fc = (int)rpmfilesFC(files);
@@ -329,10 +318,12 @@ bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len)
 
 	/* images first: a package has one or two; then their symvers and .config */
 	for (int i = 0; i < fc && ni < 4; i++) {
+		struct pkg_class c;
 		char *fn = rpmfilesFN(files, i);
 
-		if (fn && S_ISREG(rpmfilesFMode(files, i)) &&
-		    image_release(fn, imgs[ni], sizeof(imgs[ni])))
+		/* /boot/vmlinuz-R, (usr/)lib/modules/R/vmlinuz (classify.c) */
+		if (fn && S_ISREG(rpmfilesFMode(files, i)) && pkg_classify(fn, &c) == PKG_IMAGE &&
+		    snprintf(imgs[ni], sizeof(imgs[ni]), "%s", c.release) < (int)sizeof(imgs[ni]))
 			ni++;
 		free(fn);
 	}

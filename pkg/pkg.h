@@ -304,6 +304,9 @@ struct pkg_kmod {
 };
 /* Is RHEL's weak-modules installed in @root? */
 bool pkg_weak_modules_present(const char *root);
+/* Where kernels keep their modules in a root: /lib/modules, /usr/lib/modules. */
+extern const char *const pkg_module_tops[2];
+
 /*
  * The modules above for release @release under @root ("/" or a directory);
  * @symvers is R's export table (the weak-modules check needs it; NULL: no
