@@ -26,7 +26,6 @@ static bool from_dkms(const char *path, const char *dkms_dir, const struct strv 
 	return false;
 }
 
-
 int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 {
 	static const char *const subs[] = { "extra", "updates" };

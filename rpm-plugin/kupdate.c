@@ -33,14 +33,15 @@ static void say(struct tgp_state *st, const struct tgp_pkg *kp, const struct pkg
 	char why[160];	/* the one reason every front end's line gives */
 
 	if (km->place == PKG_KMOD_WEAK_NOT) {
-		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): will be missing: "
-		       "weak-modules will not link it: %s\n", kp->krel, owner, mod, km->file,
-		       km->why);
+		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): will "
+			"be missing: weak-modules will not link it: %s\n", kp->krel, owner, mod,
+			km->file, km->why);
 		return;
 	}
 	tg_verdict_reason(v, why, sizeof(why));
-	tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): %s%s\n", kp->krel, owner,
-	       mod, km->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
+	tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): %s%s\n",
+		kp->krel, owner, mod, km->path, why,
+		v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
 /* Modules other packages of this transaction add for @rel: siblings in the set. */
@@ -80,9 +81,9 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 
 	tg_ctx_kernel(st->ctx, kp->krel, &k, NULL);
 	if (!k || !k->symvers) {
-		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): its export table could not be "
-		       "read; the installed modules are not checked against it\n", kp->krel,
-		       kp->nevra);
+		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): its export table "
+			"could not be read; the installed modules are not checked against it\n",
+			kp->krel, kp->nevra);
 		return 0;
 	}
 	r = pkg_kupdate_modules(st->root, kp->krel, k->symvers, ts, &st->lim, &km, &n);
@@ -146,14 +147,14 @@ void tgp_kupdate(struct tgp_state *st, rpmts ts)
 			continue;
 		r = judge_kernel(st, ts, p);
 		if (r < 0)	/* never a reason to refuse the kernel */
-			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): cannot check the installed "
-			       "modules: %s\n", p->krel, p->nevra, strerror(-r));
+			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): cannot check "
+				"the installed modules: %s\n", p->krel, p->nevra, strerror(-r));
 		else if (p->nkv)
-			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): %zu installed module%s "
-			       "will not load cleanly under it%s\n", p->krel, p->nevra, p->nkv,
-			       p->nkv == 1 ? "" : "s", st->kernel_deny ?
-			       "" : " (installing it anyway; %_taintguard_kernel_update deny stops "
-			       "such a transaction)");
+			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): %zu installed "
+				"module%s will not load cleanly under it%s\n", p->krel, p->nevra, p->nkv,
+				p->nkv == 1 ? "" : "s", st->kernel_deny ?
+				"" : " (installing it anyway; %_taintguard_kernel_update deny stops "
+				"such a transaction)");
 		p->kdeny = st->kernel_deny && p->nkv > 0;
 	}
 }
@@ -163,9 +164,9 @@ rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg)
 	if (!pkg->kdeny || st->mode != TGP_ENFORCE)
 		return RPMRC_OK;
 	/* an error dnf5 would keep in its log file only: tgp_say echoes it there */
-	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s: %zu installed module%s would not "
-	       "load cleanly under kernel %s (%%_taintguard_kernel_update is deny)\n", pkg->nevra,
-	       pkg->nkv, pkg->nkv == 1 ? "" : "s", pkg->krel);
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s: %zu installed module%s "
+		"would not load cleanly under kernel %s (%%_taintguard_kernel_update is deny)\n",
+		pkg->nevra, pkg->nkv, pkg->nkv == 1 ? "" : "s", pkg->krel);
 	pkg->refused = true;
 	return RPMRC_FAIL;
 }
