@@ -43,7 +43,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k);
 }
 
-int tg_kernel_note(struct tg_kernel *k, const char *msg)
+static int kernel_note(struct tg_kernel *k, const char *msg)
 {
 	struct tg_strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
 	int r = tg_strv_push(&sv, msg);
@@ -88,7 +88,7 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 			return 0;
 		}
 		free(p);
-		if (r == -ENOMEM || tg_kernel_note(k, e.msg) < 0)
+		if (r == -ENOMEM || kernel_note(k, e.msg) < 0)
 			return tg_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -131,13 +131,68 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 			*have = true;
 			return 0;
 		}
-		if (e.code && tg_kernel_note(k, e.msg) < 0) {
+		if (e.code && kernel_note(k, e.msg) < 0) {
 			free(p);
 			return tg_fail(err, -ENOMEM, "out of memory");
 		}
 		free(p);
 	}
 	return 0;
+}
+
+static int tristate(const struct tg_kconfig *c, enum cfg_key key)
+{
+	return c ? (c->on[key] ? TG_YES : TG_NO) : TG_UNKNOWN;
+}
+
+/* The loader's switches of @c (NULL: no .config, all unknown). */
+static void kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
+{
+	k->e_machine = tg_config_machine(c);
+	k->modversions = tristate(c, CFG_MODVERSIONS);
+	k->module_sig = tristate(c, CFG_MODULE_SIG);
+	k->sig_force = tristate(c, CFG_MODULE_SIG_FORCE);
+	k->force_load = tristate(c, CFG_MODULE_FORCE_LOAD);
+	k->allow_missing_ns = tristate(c, CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS);
+	k->livepatch = tristate(c, CFG_LIVEPATCH);
+	/* renamed MITIGATION_RETPOLINE in 6.9 */
+	k->retpoline = c ? (c->on[CFG_RETPOLINE] || c->on[CFG_MITIGATION_RETPOLINE] ? TG_YES : TG_NO)
+			 : TG_UNKNOWN;
+}
+
+/*
+ * Which compressed modules can be loaded at all: kmod decompresses in
+ * userspace what it links, and (5.17+) hands the file to the kernel when the
+ * kernel's own decompressor, built for the one MODULE_COMPRESS_* format,
+ * handles it.  Unknown (0) unless kmod is found: the config alone says
+ * nothing about userspace.
+ */
+static void kernel_loader(struct tg_kernel *k, const char *root, const struct tg_kconfig *c)
+{
+	unsigned kmod = tg_kmod_compressions(root, &k->loadable_compressions_source);
+	unsigned inkernel = 0;
+
+	if (!kmod)
+		return;
+	if (c && c->on[CFG_MODULE_DECOMPRESS])
+		inkernel = (c->on[CFG_MODULE_COMPRESS_GZIP] ? 1u << TG_COMP_GZIP : 0) |
+			   (c->on[CFG_MODULE_COMPRESS_XZ] ? 1u << TG_COMP_XZ : 0) |
+			   (c->on[CFG_MODULE_COMPRESS_ZSTD] ? 1u << TG_COMP_ZSTD : 0);
+	k->loadable_compressions = kmod | inkernel | 1u << TG_COMP_NONE;
+}
+
+/* VERMAGIC_STRING from .config when no in-tree module gave it. */
+static int kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kconfig *c)
+{
+	if (k->vermagic || !k->release || !c)
+		return 0;
+	k->vermagic = tg_config_vermagic(c, k->release);
+	if (!k->vermagic) {
+		return kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+				      "determine it (architecture or randstruct)");
+	}
+	k->vermagic_source = strdup(k->config_path);
+	return k->vermagic_source ? 0 : -ENOMEM;
 }
 
 /*
@@ -216,16 +271,16 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 	r = kernel_config(k, opts, root, lim, &cfg, &have_cfg, err);
 	if (r < 0)
 		goto fail;
-	tg_kernel_apply_config(k, have_cfg ? &cfg : NULL);
+	kernel_apply_config(k, have_cfg ? &cfg : NULL);
 	r = kernel_image(k, opts, root, lim, err);
 	if (r < 0)
 		goto fail;
 	if (k->release) {
 		r = tg_kernel_learn_from_intree(k, root, lim);
 		if (r == 0)
-			r = tg_kernel_vermagic_from_config(k, have_cfg ? &cfg : NULL);
+			r = kernel_vermagic_from_config(k, have_cfg ? &cfg : NULL);
 		if (r == 0)
-			r = tg_kernel_loader(k, root, have_cfg ? &cfg : NULL);
+			kernel_loader(k, root, have_cfg ? &cfg : NULL);
 		if (r < 0) {
 			r = tg_fail(err, r, "%s: out of memory", k->release);
 			goto fail;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The kernel .config: the loader's switches (MODVERSIONS, MODULE_SIG ...),
- * VERMAGIC_STRING composed as include/linux/vermagic.h does, and which
- * compressed modules can be loaded.
+ * The kernel .config read: which of the options the loader's behaviour
+ * depends on are set (MODVERSIONS, MODULE_SIG, MODULE_COMPRESS_* ...), and
+ * what follows from them alone: VERMAGIC_STRING composed as
+ * include/linux/vermagic.h does, the ELF machine.  Nothing here knows the
+ * kernel being gathered: kernel.c applies the answers to it.
  */
 #include <elf.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,11 +89,6 @@ int tg_config_load(const char *path, uint64_t cap, struct tg_kconfig *c, struct 
 	return 0;
 }
 
-static int tristate(const struct tg_kconfig *c, enum cfg_key k)
-{
-	return c ? (c->on[k] ? TG_YES : TG_NO) : TG_UNKNOWN;
-}
-
 /*
  * MODULE_ARCH_VERMAGIC (arch/x/include/asm/vermagic.h, formerly asm/module.h)
  * for the architectures whose part follows from .config alone; NULL for the
@@ -121,7 +117,7 @@ static const char *arch_vermagic(const struct tg_kconfig *c, char *buf, size_t l
  * With randstruct the string ends in a hash of the build's seed, which no
  * .config holds: no answer then.
  */
-static char *vermagic_compose(const struct tg_kconfig *c, const char *release)
+char *tg_config_vermagic(const struct tg_kconfig *c, const char *release)
 {
 	char archbuf[64];
 	const char *arch = arch_vermagic(c, archbuf, sizeof(archbuf));
@@ -142,7 +138,7 @@ static char *vermagic_compose(const struct tg_kconfig *c, const char *release)
  * elf_check_arch() of the architectures the config alone tells apart; 0 for
  * the others (32/64-bit ppc, mips, ...): unknown is never refused.
  */
-static unsigned arch_machine(const struct tg_kconfig *c)
+unsigned tg_config_machine(const struct tg_kconfig *c)
 {
 	if (!c)
 		return 0;
@@ -155,53 +151,4 @@ static unsigned arch_machine(const struct tg_kconfig *c)
 	if (c->on[CFG_RISCV])
 		return EM_RISCV;
 	return 0;
-}
-
-void tg_kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
-{
-	k->e_machine = arch_machine(c);
-	k->modversions = tristate(c, CFG_MODVERSIONS);
-	k->module_sig = tristate(c, CFG_MODULE_SIG);
-	k->sig_force = tristate(c, CFG_MODULE_SIG_FORCE);
-	k->force_load = tristate(c, CFG_MODULE_FORCE_LOAD);
-	k->allow_missing_ns = tristate(c, CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS);
-	k->livepatch = tristate(c, CFG_LIVEPATCH);
-	/* renamed MITIGATION_RETPOLINE in 6.9 */
-	k->retpoline = c ? (c->on[CFG_RETPOLINE] || c->on[CFG_MITIGATION_RETPOLINE] ? TG_YES : TG_NO)
-			 : TG_UNKNOWN;
-}
-
-/*
- * Which compressed modules can be loaded at all: kmod decompresses in
- * userspace what it links, and (5.17+) hands the file to the kernel when the
- * kernel's own decompressor, built for the one MODULE_COMPRESS_* format,
- * handles it.  Unknown (0) unless kmod is found: the config alone says
- * nothing about userspace.
- */
-int tg_kernel_loader(struct tg_kernel *k, const char *root, const struct tg_kconfig *c)
-{
-	unsigned kmod = tg_kmod_compressions(root, &k->loadable_compressions_source);
-	unsigned inkernel = 0;
-
-	if (!kmod)
-		return 0;
-	if (c && c->on[CFG_MODULE_DECOMPRESS])
-		inkernel = (c->on[CFG_MODULE_COMPRESS_GZIP] ? 1u << TG_COMP_GZIP : 0) |
-			   (c->on[CFG_MODULE_COMPRESS_XZ] ? 1u << TG_COMP_XZ : 0) |
-			   (c->on[CFG_MODULE_COMPRESS_ZSTD] ? 1u << TG_COMP_ZSTD : 0);
-	k->loadable_compressions = kmod | inkernel | 1u << TG_COMP_NONE;
-	return 0;
-}
-
-int tg_kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kconfig *c)
-{
-	if (k->vermagic || !k->release || !c)
-		return 0;
-	k->vermagic = vermagic_compose(c, k->release);
-	if (!k->vermagic) {
-		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
-				      "determine it (architecture or randstruct)");
-	}
-	k->vermagic_source = strdup(k->config_path);
-	return k->vermagic_source ? 0 : -ENOMEM;
 }

@@ -6,7 +6,7 @@
  *   kernel.c          tg_kernel_load(): gathering the facts, in order
  *   kernel_release.c  release strings: version numbers, from paths and vermagic
  *   kernel_places.c   where distributions keep a release's files (symvers, .config)
- *   kernel_config.c   the kernel .config: loader switches, VERMAGIC_STRING, decompressors
+ *   kernel_config.c   the kernel .config parsed: its switches, VERMAGIC_STRING, machine
  *   kernel_intree.c   facts learned from the kernel's own modules (vermagic, keys)
  *   root.c            paths inside a root directory
  */
@@ -42,7 +42,7 @@ char *tg_kplace_find_existing(const char *root, const struct tg_kplace *pl, size
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release);
 bool tg_is_readable_file(const char *path);
 
-/* kernel_config.c */
+/* kernel_config.c: a .config parsed (knows nothing of struct tg_kernel) */
 enum cfg_key {
 	CFG_MODVERSIONS,
 	CFG_MODULE_SIG,
@@ -81,18 +81,13 @@ struct tg_kconfig {
 };
 void tg_config_parse(const char *buf, size_t len, struct tg_kconfig *c);
 int tg_config_load(const char *path, uint64_t cap, struct tg_kconfig *c, struct tg_error *err);
-/* MODVERSIONS, MODULE_SIG ... of @c (NULL: unknown) into @k. */
-void tg_kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c);
-/* Which compressed modules the target can load (kmod under @root + in-kernel). */
-int tg_kernel_loader(struct tg_kernel *k, const char *root, const struct tg_kconfig *c);
-/* VERMAGIC_STRING from .config when no in-tree module gave it. */
-int tg_kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kconfig *c);
+/* VERMAGIC_STRING of @release built with @c; NULL when @c does not determine it (or ENOMEM). */
+char *tg_config_vermagic(const struct tg_kconfig *c, const char *release);
+/* The ELF machine modules for @c must have; 0 when unknown (@c NULL or not told apart). */
+unsigned tg_config_machine(const struct tg_kconfig *c);
 
 /* kernel_intree.c: vermagic, sizeof(struct module), signing keys from in-tree modules */
 int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim);
-
-/* kernel.c */
-int tg_kernel_note(struct tg_kernel *k, const char *msg);
 
 /* root.c: "" for the host, else @root without trailing slashes; NULL on ENOMEM. */
 char *tg_root_prefix(const char *root);
