@@ -65,7 +65,7 @@ REPO_CFLAGS := $(shell $(PKG_CONFIG) --cflags librepo glib-2.0 2>/dev/null) $(CR
 REPO_LIBS   := $(shell $(PKG_CONFIG) --libs librepo glib-2.0 2>/dev/null) $(CRC_LIBS)
 # What the package reader is: cached facts of packages (pkg/cache.c) are only
 # believed when written by the same reader code (sources hashed).
-READER_SRC = $(sort $(wildcard lib/module*.c lib/signature.c lib/decompress.c lib/strpool.c lib/kernel_places.c \
+READER_SRC = $(sort $(wildcard lib/module*.c lib/elf_access.c lib/signature.c lib/decompress.c lib/strpool.c lib/kernel_places.c \
 	pkg/classify.c pkg/ftype.c pkg/module.c pkg/files.c pkg/payload.c pkg/decode.c pkg/rpm.c pkg/repo.c)) lib/taintguard.h
 READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 
