@@ -5,11 +5,13 @@
  * target trusts, and the site's rules (allow | mark | deny).
  *
  * This file loads a policy (file or memory: size cap, YAML tree, schema),
- * fills the sections a file leaves out from the built-in policy, and frees
- * it; policy_internal.h says which file does the rest.
+ * fills the sections a file leaves out from the built-in policy, keeps the
+ * built-in policy object, and frees a policy; policy_internal.h says which
+ * file does the rest.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,83 +21,11 @@
 
 #define POLICY_VERSION "1"
 
-static void cond_free(struct cond *w)
-{
-	free(w->module);
-	free(w->package);
-	free(w->kernels);
-}
-
-static void free_lic(struct tg_policy *p)
-{
-	for (size_t i = 0; i < p->n_lic; i++) {
-		free(p->lic[i].kernels);
-		tg_strv_free(&p->lic[i].strings);
-	}
-	free(p->lic);
-}
-
-static void free_ft(struct tg_policy *p)
-{
-	for (size_t i = 0; i < p->n_ft; i++) {
-		free(p->ft[i].name);
-		free(p->ft[i].reason);
-		free(p->ft[i].kernels);
-	}
-	free(p->ft);
-}
-
-static void free_adv(struct tg_policy *p)
-{
-	for (size_t i = 0; i < p->n_adv; i++) {
-		tg_strv_free(&p->adv[i].names);
-		free(p->adv[i].status);
-		free(p->adv[i].reason);
-		free(p->adv[i].kernels);
-		free(p->adv[i].pubs);
-	}
-	free(p->adv);
-}
-
-static void free_rules(struct tg_policy *p)
-{
-	for (size_t i = 0; i < p->n_rules; i++) {
-		free(p->rules[i].name);
-		cond_free(&p->rules[i].when);
-	}
-	free(p->rules);
-}
-
-static void free_exc(struct tg_policy *p)
-{
-	for (size_t i = 0; i < p->n_exc; i++) {
-		struct exception *e = &p->exc[i];
-
-		free(e->name);
-		free(e->package);
-		free(e->module);
-		free(e->kernels);
-		free(e->file);
-		free(e->justification);
-		free(e->label);
-	}
-	free(p->exc);
-}
-
 void tg_policy_free(struct tg_policy *p)
 {
 	if (!p || tg_policy_is_builtin(p))
 		return;	/* the built-in object lives as long as the process */
-	free_lic(p);
-	free_ft(p);
-	free_adv(p);
-	tg_strv_free(&p->keys);
-	tg_strv_free(&p->certpaths);
-	tg_keyring_free(p->certs);
-	free_rules(p);
-	free_exc(p);
-	free(p->source);
-	free(p);
+	tg_policy_destroy(p);
 }
 
 /* Move section @field (array + counters) from @from to @to. */
@@ -220,4 +150,36 @@ int tg_policy_load_path(const char *path, const struct tg_limits *lim,
 	r = policy_parse(buf, len, path, lim, false, out, err);
 	free(buf);
 	return r;
+}
+
+/*
+ * The built-in policy object: one accessor, tg_policy_builtin(), serves every
+ * front end (a policy that cannot be loaded, a build tree with nothing
+ * installed); a NULL policy given to the library means the same object.
+ * Parsed once and kept for the life of the process (pthread_once: thread-safe).
+ */
+static struct tg_policy *builtin_policy;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void builtin_init(void)
+{
+	if (tg_policy_load_mem(tg_policy_builtin_yaml, tg_policy_builtin_yaml_len,
+			       "<built-in policy>", NULL, &builtin_policy, NULL) < 0)
+		builtin_policy = NULL;
+}
+
+const struct tg_policy *tg_policy_builtin(void)
+{
+	pthread_once(&builtin_once, builtin_init);
+	return builtin_policy;
+}
+
+const struct tg_policy *tg_policy_or_builtin(const struct tg_policy *p)
+{
+	return p ? p : tg_policy_builtin();
+}
+
+bool tg_policy_is_builtin(const struct tg_policy *p)
+{
+	return p && p == builtin_policy;
 }

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The built-in policy: the default policy compiled in.  One accessor,
- * tg_policy_builtin(), serves every front end (a policy that cannot be
- * loaded, a build tree with nothing installed); a NULL policy given to the
- * library means the same object.
+ * The built-in policy's bytes: the default policy compiled in, as YAML.
+ * Loading it (tg_policy_builtin(), the sections a policy file leaves out)
+ * is policy.c's.
  */
-#include <pthread.h>
-
 #include "policy_internal.h"
 
 /*
@@ -74,30 +71,3 @@ const char tg_policy_builtin_yaml[] =
 	"  action: deny\n"
 	"exceptions: []\n";
 const size_t tg_policy_builtin_yaml_len = sizeof(tg_policy_builtin_yaml) - 1;
-
-/* Parsed once and kept for the life of the process (pthread_once: thread-safe). */
-static struct tg_policy *builtin_policy;
-static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
-
-static void builtin_init(void)
-{
-	if (tg_policy_load_mem(tg_policy_builtin_yaml, tg_policy_builtin_yaml_len,
-			       "<built-in policy>", NULL, &builtin_policy, NULL) < 0)
-		builtin_policy = NULL;
-}
-
-const struct tg_policy *tg_policy_builtin(void)
-{
-	pthread_once(&builtin_once, builtin_init);
-	return builtin_policy;
-}
-
-const struct tg_policy *tg_policy_or_builtin(const struct tg_policy *p)
-{
-	return p ? p : tg_policy_builtin();
-}
-
-bool tg_policy_is_builtin(const struct tg_policy *p)
-{
-	return p && p == builtin_policy;
-}

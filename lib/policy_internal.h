@@ -3,9 +3,12 @@
  * The policy in memory, shared by the policy files of the library (not
  * installed):
  *
- *   policy.c          loading (file, memory), defaults for left-out sections, freeing
- *   policy_schema.c   the YAML tree checked against the schema, section by section
- *   policy_builtin.c  the built-in policy (the default policy compiled in)
+ *   policy.c          loading (file, memory), defaults for left-out sections, the
+ *                     built-in policy object, tg_policy_free()
+ *   policy_schema.c   the YAML tree checked against the schema, section by section;
+ *                     the words of a policy file (actions, taint letters)
+ *   policy_free.c     freeing a policy object's sections
+ *   policy_builtin.c  the built-in policy's YAML bytes (the default policy compiled in)
  *   policy_query.c    the questions the predictor asks, and the rules' decision
  *   policy_dump.c     the effective policy printed as YAML
  */
@@ -93,9 +96,14 @@ struct tg_policy {
 int tg_policy_from_doc(const struct tg_ydoc *doc, const char *label, struct tg_policy **out,
 		       struct tg_error *err);
 
+/* policy_free.c: free @p and everything it holds (NULL: nothing). */
+void tg_policy_destroy(struct tg_policy *p);
+
 /* policy_builtin.c: the built-in policy's YAML (kept equal to policy/default.yaml). */
 extern const char tg_policy_builtin_yaml[];
 extern const size_t tg_policy_builtin_yaml_len;
+
+/* policy.c: the built-in policy object (tg_policy_builtin()). */
 /* @p, or the built-in policy for NULL (NULL only when it cannot be built: ENOMEM). */
 const struct tg_policy *tg_policy_or_builtin(const struct tg_policy *p);
 /* Is @p the process-wide built-in object (never freed)? */

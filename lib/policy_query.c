@@ -12,19 +12,6 @@
 #define TG_SYSCONFDIR "/etc/taintguard"
 #endif
 
-const char *tg_action_name(enum tg_action a)
-{
-	switch (a) {
-	case TG_ACTION_ALLOW:
-		return "allow";
-	case TG_ACTION_MARK:
-		return "mark";
-	case TG_ACTION_DENY:
-		return "deny";
-	}
-	return "unknown";
-}
-
 const char *tg_policy_source(const struct tg_policy *p)
 {
 	return p ? p->source : "<built-in policy>";

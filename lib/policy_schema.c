@@ -145,6 +145,20 @@ static int get_range(struct ctx *c, const struct tg_ynode *n, const char *what,
 	return 0;
 }
 
+/* The action words of a policy file (also those of records and reports). */
+const char *tg_action_name(enum tg_action a)
+{
+	switch (a) {
+	case TG_ACTION_ALLOW:
+		return "allow";
+	case TG_ACTION_MARK:
+		return "mark";
+	case TG_ACTION_DENY:
+		return "deny";
+	}
+	return "unknown";
+}
+
 static int get_action(struct ctx *c, const struct tg_ynode *n, enum tg_action *out)
 {
 	static const enum tg_action all[] = { TG_ACTION_ALLOW, TG_ACTION_MARK, TG_ACTION_DENY };
@@ -774,7 +788,7 @@ int tg_policy_from_doc(const struct tg_ydoc *doc, const char *label, struct tg_p
 		forced_publish(&c.p->ft[i]);
 out:
 	if (r < 0) {
-		tg_policy_free(c.p);
+		tg_policy_destroy(c.p);
 		return r;
 	}
 	*out = c.p;
