@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * In-memory decompression of modules and symbol tables (xz, zstd, gzip).
+ * In-memory decompression: of modules and symbol tables (xz, zstd, gzip:
+ * tg_decompress()), and of kernel images (kbuild's compressors, decoded up to
+ * the bytes wanted: tg_kzip_decode(), decompress.h).
  *
  * Inputs come from untrusted packages, so the output is capped: a stream that
  * would decode past the cap is a -EFBIG error, never a silently truncated
  * image (a truncated module would read as "no imports", i.e. clean).
  */
 #include <errno.h>
+#include <limits.h>
+#include <lz4.h>
 #include <lzma.h>
 #include <pthread.h>
 #include <string.h>
@@ -16,7 +20,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "internal.h"
+#include "decompress.h"
 
 /* liblzma's own memory use (dictionary) is capped separately from the output. */
 #define XZ_MEMLIMIT (256ull << 20)
@@ -316,6 +320,257 @@ int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
 			       tg_compression_name(kind));
 	}
 	o.p[o.len] = '\0';
+	*out = o.p;
+	*outlen = o.len;
+	return 0;
+}
+
+/* ------------------------------------------------------------ kernel images */
+
+#define LZ4_LEGACY_MAGIC 0x184C2102u
+#define LZ4_LEGACY_BLOCK (8u << 20)
+
+static const char *const kzip_names[] = {
+	[TG_KZ_NONE] = "uncompressed", [TG_KZ_GZIP] = "gzip", [TG_KZ_XZ] = "xz", [TG_KZ_LZMA] = "lzma",
+	[TG_KZ_ZSTD] = "zstd", [TG_KZ_LZ4] = "lz4", [TG_KZ_BZIP2] = "bzip2", [TG_KZ_LZO] = "lzo",
+};
+
+const char *tg_kzip_name(enum tg_kzip z)
+{
+	return (unsigned)z < TG_ARRAY_SIZE(kzip_names) ? kzip_names[z] : "unknown";
+}
+
+enum tg_kzip tg_kzip_detect(const unsigned char *p, size_t n)
+{
+	static const unsigned char xz[] = { 0xFD, '7', 'z', 'X', 'Z', 0x00 };
+	static const unsigned char zst[] = { 0x28, 0xB5, 0x2F, 0xFD };
+	static const unsigned char lzo[] = { 0x89, 'L', 'Z', 'O' };
+
+	if (n >= 3 && p[0] == 0x1F && p[1] == 0x8B && p[2] == 0x08)
+		return TG_KZ_GZIP;
+	if (n >= sizeof(xz) && !memcmp(p, xz, sizeof(xz)))
+		return TG_KZ_XZ;
+	if (n >= sizeof(zst) && !memcmp(p, zst, sizeof(zst)))
+		return TG_KZ_ZSTD;
+	if (n >= 4 && tg_le32(p) == LZ4_LEGACY_MAGIC)
+		return TG_KZ_LZ4;
+	if (n >= 3 && !memcmp(p, "BZh", 3))
+		return TG_KZ_BZIP2;
+	if (n >= sizeof(lzo) && !memcmp(p, lzo, sizeof(lzo)))
+		return TG_KZ_LZO;
+	/* lzma -9 (.lzma "alone"): properties byte 0x5D, dictionary size, size */
+	if (n >= 13 && p[0] == 0x5D && p[1] == 0x00 && p[2] == 0x00)
+		return TG_KZ_LZMA;
+	return TG_KZ_NONE;
+}
+
+/*
+ * Output of one decompression: stops (successfully) once @want bytes are
+ * there, fails with -EFBIG past @cap.  The payload is followed by other data
+ * (the 4-byte size kbuild appends, a PE signature): decoding ends with the
+ * first stream, whatever follows.
+ */
+struct kout {
+	unsigned char *p;
+	size_t len, size;
+	uint64_t cap, want;
+};
+
+/*
+ * 1 with *avail > 0: room to decode into, at least @need bytes unless the
+ * limit is nearer; 0: @want reached; -EFBIG: past @cap; -ENOMEM.
+ */
+static int kout_room(struct kout *o, size_t need, size_t *avail)
+{
+	uint64_t limit = o->want <= o->cap ? o->want : o->cap + 1;
+	size_t nsize;
+	unsigned char *np;
+
+	if (o->len >= limit)
+		return o->len >= o->want ? 0 : -EFBIG;
+	while (o->size - o->len < need && o->size < limit) {
+		nsize = o->size ? o->size * 2 : 64u << 10;
+		if (nsize < o->size || nsize > limit)
+			nsize = (size_t)limit;
+		np = realloc(o->p, nsize);
+		if (!np)
+			return -ENOMEM;
+		o->p = np;
+		o->size = nsize;
+	}
+	*avail = (size_t)((o->size < limit ? o->size : limit) - o->len);
+	return 1;
+}
+
+static int kunzip_gzip(const unsigned char *in, size_t inlen, struct kout *o)
+{
+	z_stream z;
+	size_t avail;
+	int ret, r;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	z.avail_in = inlen > UINT_MAX ? UINT_MAX : (uInt)inlen;
+	while ((r = kout_room(o, 1, &avail)) > 0) {
+		z.next_out = o->p + o->len;
+		z.avail_out = avail > UINT_MAX ? UINT_MAX : (uInt)avail;
+		ret = inflate(&z, Z_NO_FLUSH);
+		o->len = (size_t)(z.next_out - o->p);
+		if (ret == Z_STREAM_END) {
+			r = 0;
+			break;
+		}
+		if (ret == Z_MEM_ERROR)
+			r = -ENOMEM;
+		else if (ret != Z_OK && !(ret == Z_BUF_ERROR && z.avail_out == 0))
+			r = -EBADMSG;	/* corrupt, or the input ends mid-stream */
+		if (r < 0)
+			break;
+	}
+	inflateEnd(&z);
+	return r;
+}
+
+/* xz and the older .lzma format, one stream (not LZMA_CONCATENATED: the size follows) */
+static int kunzip_lzma(const unsigned char *in, size_t inlen, struct kout *o, bool alone)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_ret ret;
+	size_t avail;
+	int r;
+
+	if ((alone ? lzma_alone_decoder(&s, XZ_MEMLIMIT) : lzma_stream_decoder(&s, XZ_MEMLIMIT, 0)) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = inlen;
+	while ((r = kout_room(o, 1, &avail)) > 0) {
+		s.next_out = o->p + o->len;
+		s.avail_out = avail;
+		ret = lzma_code(&s, s.avail_in ? LZMA_RUN : LZMA_FINISH);
+		o->len = (size_t)(s.next_out - o->p);
+		if (ret == LZMA_STREAM_END) {
+			r = 0;
+			break;
+		}
+		if (ret == LZMA_MEM_ERROR || ret == LZMA_MEMLIMIT_ERROR) {
+			r = -ENOMEM;
+			break;
+		}
+		if (ret != LZMA_OK) {
+			r = -EBADMSG;
+			break;
+		}
+	}
+	lzma_end(&s);
+	return r;
+}
+
+static int kunzip_zstd(const unsigned char *in, size_t inlen, struct kout *o)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, inlen, 0 };
+	size_t avail, ret;
+	int r;
+
+	if (!ds)
+		return -ENOMEM;
+	/* kbuild's zstd22 uses a 2^27 window at most (the kernel's own decoder limit) */
+	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, TG_ZSTD_WINDOWLOG_MAX);
+	while ((r = kout_room(o, 1, &avail)) > 0) {
+		ZSTD_outBuffer ob = { o->p + o->len, avail, 0 };
+
+		ret = ZSTD_decompressStream(ds, &ob, &ib);
+		o->len += ob.pos;
+		if (ZSTD_isError(ret)) {
+			r = -EBADMSG;
+			break;
+		}
+		if (ret == 0) {		/* frame complete */
+			r = 0;
+			break;
+		}
+		if (ib.pos == ib.size && ob.pos < ob.size) {
+			r = -EBADMSG;	/* truncated */
+			break;
+		}
+	}
+	ZSTD_freeDStream(ds);
+	return r;
+}
+
+/*
+ * lz4 -l (the legacy format the kernel uses): the magic, then blocks of
+ * [le32 compressed size][data], each at most 8 MiB decoded.  A size that does
+ * not fit in what is left is the appended image size: the end.
+ */
+static int kunzip_lz4(const unsigned char *in, size_t inlen, struct kout *o)
+{
+	uint64_t want = o->want;
+	size_t pos = 4, blocks = 0, avail;
+	int r = 0;
+
+	o->want = UINT64_MAX;	/* a block may end past @want: room up to the cap */
+
+	while (inlen - pos >= 4) {
+		uint32_t csize = tg_le32(in + pos);
+		int n;
+
+		if (csize == LZ4_LEGACY_MAGIC) {	/* concatenated frames */
+			pos += 4;
+			continue;
+		}
+		if (csize == 0 || csize > inlen - pos - 4 || csize > (uint32_t)LZ4_compressBound(LZ4_LEGACY_BLOCK))
+			break;
+		/* a block decodes whole: make room for the largest one */
+		if ((r = kout_room(o, LZ4_LEGACY_BLOCK, &avail)) <= 0)
+			return r;
+		n = LZ4_decompress_safe((const char *)in + pos + 4, (char *)o->p + o->len, (int)csize,
+					(int)(avail < LZ4_LEGACY_BLOCK ? avail : LZ4_LEGACY_BLOCK));
+		if (n < 0)
+			return avail < LZ4_LEGACY_BLOCK ? -EFBIG : -EBADMSG;
+		o->len += (size_t)n;
+		pos += 4 + csize;
+		blocks++;
+		if (o->len >= want)
+			return 0;
+	}
+	return blocks ? 0 : -EBADMSG;
+}
+
+/*
+ * kbuild appends the decoded size to the payload (gzip's own trailer says
+ * the same): when plausible, the buffer is allocated once at that size
+ * instead of growing through copies.
+ */
+int tg_kzip_decode(enum tg_kzip z, const unsigned char *in, size_t inlen, uint64_t cap,
+		   uint64_t want, unsigned char **out, size_t *outlen)
+{
+	struct kout o = { .cap = cap, .want = want };
+	uint64_t hint = inlen >= 8 ? tg_le32(in + inlen - 4) : 0;
+	int r;
+
+	/* kernels compress 3-10 times; a larger claim is not believed */
+	if (hint >= inlen && hint / 64 <= inlen && hint <= cap && hint < want) {
+		o.p = malloc((size_t)hint);
+		o.size = o.p ? (size_t)hint : 0;
+	}
+
+	switch (z) {
+	case TG_KZ_GZIP: r = kunzip_gzip(in, inlen, &o); break;
+	case TG_KZ_XZ: r = kunzip_lzma(in, inlen, &o, false); break;
+	case TG_KZ_LZMA: r = kunzip_lzma(in, inlen, &o, true); break;
+	case TG_KZ_ZSTD: r = kunzip_zstd(in, inlen, &o); break;
+	case TG_KZ_LZ4: r = kunzip_lz4(in, inlen, &o); break;
+	default: r = -EPROTONOSUPPORT; break;
+	}
+	if (r == 0 && o.len > cap)
+		r = -EFBIG;
+	if (r < 0) {
+		free(o.p);
+		return r;
+	}
 	*out = o.p;
 	*outlen = o.len;
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * Keyrings: the certificates a kernel verifies module signatures with.
  *
- * The kernel's own keyring comes from its image (kimage.c) and is read
+ * The kernel's own keyring comes from its image (kimage_certs.c) and is read
  * lazily: only a module that carries a signature needs it, and reading it
  * means decompressing the whole kernel (about 0.8 s for Debian 12's xz'ed
  * 6.1).  Predictions run on several threads, so the first user reads it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Keys a kernel verifies module signatures with (keyring.c, kimage.c) and
+ * Keys a kernel verifies module signatures with (keyring.c, kimage_certs.c) and
  * the verification itself (sigverify.c).  Not installed: the public header
  * has no OpenSSL types.
  */
@@ -49,7 +49,7 @@ struct tg_keyring {
 	struct tg_strv skipped;		/* certificates the kernel would not load, and why */
 };
 
-/* kimage.c: the system certificate list of a kernel image (see there). */
+/* kimage_certs.c: the system certificate list of a kernel image (see there). */
 int tg_kimage_cert_list(const void *data, size_t len, const char *label, const char *sysmap,
 			size_t maplen, const struct tg_limits *lim, unsigned char **list,
 			size_t *list_len, char **how, struct tg_error *err);
