@@ -54,33 +54,51 @@ enum tg_compression tg_compression_detect(const void *data, size_t len)
 	return TG_COMP_NONE;
 }
 
-/* Output buffer that grows by doubling up to cap + 1 bytes (one byte past the cap proves overflow). */
+/*
+ * The output of one decompression, modules and kernel images alike: grows
+ * by doubling up to @cap + 1 bytes (one byte past the cap proves overflow:
+ * -EFBIG), and stops (successfully) once @want bytes are there (UINT64_MAX
+ * for modules; a kernel image is often needed only up to some offset).
+ */
 struct outbuf {
 	unsigned char *p;
 	size_t len, size;
-	uint64_t cap;
+	uint64_t cap, want;
 };
 
-/* 0: room available; -EFBIG: the cap is reached; -ENOMEM. */
-static int outbuf_reserve(struct outbuf *o)
+/*
+ * 1 with *avail > 0: room to decode into, at least @need bytes unless the
+ * limit is nearer; 0: @want reached; -EFBIG: past @cap; -ENOMEM.
+ */
+static int outbuf_room(struct outbuf *o, size_t need, size_t *avail)
 {
-	uint64_t limit = o->cap + 1;
+	uint64_t limit = o->want <= o->cap ? o->want : o->cap + 1;
 	size_t nsize;
 	unsigned char *np;
 
-	if (o->len < o->size)
-		return 0;
-	if (o->size >= limit)
-		return -EFBIG;
-	nsize = o->size ? o->size * 2 : 64 * 1024;
-	if (nsize > limit || nsize < o->size)
-		nsize = (size_t)limit;
-	np = realloc(o->p, nsize + 1);	/* +1: callers may NUL-terminate */
-	if (!np)
-		return -ENOMEM;
-	o->p = np;
-	o->size = nsize;
-	return 0;
+	if (o->len >= limit)
+		return o->len >= o->want ? 0 : -EFBIG;
+	while (o->size - o->len < need && o->size < limit) {
+		nsize = o->size ? o->size * 2 : 64u << 10;
+		if (nsize < o->size || nsize > limit)
+			nsize = (size_t)limit;
+		np = realloc(o->p, nsize + 1);	/* +1: callers may NUL-terminate */
+		if (!np)
+			return -ENOMEM;
+		o->p = np;
+		o->size = nsize;
+	}
+	*avail = (size_t)((o->size < limit ? o->size : limit) - o->len);
+	return 1;
+}
+
+/* Room for at least one more byte (the module decoders: all is wanted): 0, -EFBIG, -ENOMEM. */
+static int outbuf_reserve(struct outbuf *o)
+{
+	size_t avail;
+	int r = outbuf_room(o, 1, &avail);
+
+	return r < 0 ? r : 0;
 }
 
 static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
@@ -276,7 +294,7 @@ int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
 		  uint64_t cap, void **out, size_t *outlen, const char *label,
 		  struct tg_error *err)
 {
-	struct outbuf o = { .cap = cap };
+	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
 	int r;
 
 	*out = NULL;
@@ -327,6 +345,12 @@ int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
 
 /* ------------------------------------------------------------ kernel images */
 
+/*
+ * A kernel payload is followed by other data (the 4-byte size kbuild
+ * appends, a PE signature): decoding ends with the first stream, whatever
+ * follows, or once the bytes wanted are there.
+ */
+
 #define LZ4_LEGACY_MAGIC 0x184C2102u
 #define LZ4_LEGACY_BLOCK (8u << 20)
 
@@ -364,45 +388,7 @@ enum tg_kzip tg_kzip_detect(const unsigned char *p, size_t n)
 	return TG_KZ_NONE;
 }
 
-/*
- * Output of one decompression: stops (successfully) once @want bytes are
- * there, fails with -EFBIG past @cap.  The payload is followed by other data
- * (the 4-byte size kbuild appends, a PE signature): decoding ends with the
- * first stream, whatever follows.
- */
-struct kout {
-	unsigned char *p;
-	size_t len, size;
-	uint64_t cap, want;
-};
-
-/*
- * 1 with *avail > 0: room to decode into, at least @need bytes unless the
- * limit is nearer; 0: @want reached; -EFBIG: past @cap; -ENOMEM.
- */
-static int kout_room(struct kout *o, size_t need, size_t *avail)
-{
-	uint64_t limit = o->want <= o->cap ? o->want : o->cap + 1;
-	size_t nsize;
-	unsigned char *np;
-
-	if (o->len >= limit)
-		return o->len >= o->want ? 0 : -EFBIG;
-	while (o->size - o->len < need && o->size < limit) {
-		nsize = o->size ? o->size * 2 : 64u << 10;
-		if (nsize < o->size || nsize > limit)
-			nsize = (size_t)limit;
-		np = realloc(o->p, nsize);
-		if (!np)
-			return -ENOMEM;
-		o->p = np;
-		o->size = nsize;
-	}
-	*avail = (size_t)((o->size < limit ? o->size : limit) - o->len);
-	return 1;
-}
-
-static int kunzip_gzip(const unsigned char *in, size_t inlen, struct kout *o)
+static int kunzip_gzip(const unsigned char *in, size_t inlen, struct outbuf *o)
 {
 	z_stream z;
 	size_t avail;
@@ -413,7 +399,7 @@ static int kunzip_gzip(const unsigned char *in, size_t inlen, struct kout *o)
 		return -ENOMEM;
 	z.next_in = (Bytef *)in;
 	z.avail_in = inlen > UINT_MAX ? UINT_MAX : (uInt)inlen;
-	while ((r = kout_room(o, 1, &avail)) > 0) {
+	while ((r = outbuf_room(o, 1, &avail)) > 0) {
 		z.next_out = o->p + o->len;
 		z.avail_out = avail > UINT_MAX ? UINT_MAX : (uInt)avail;
 		ret = inflate(&z, Z_NO_FLUSH);
@@ -434,7 +420,7 @@ static int kunzip_gzip(const unsigned char *in, size_t inlen, struct kout *o)
 }
 
 /* xz and the older .lzma format, one stream (not LZMA_CONCATENATED: the size follows) */
-static int kunzip_lzma(const unsigned char *in, size_t inlen, struct kout *o, bool alone)
+static int kunzip_lzma(const unsigned char *in, size_t inlen, struct outbuf *o, bool alone)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	lzma_ret ret;
@@ -445,7 +431,7 @@ static int kunzip_lzma(const unsigned char *in, size_t inlen, struct kout *o, bo
 		return -ENOMEM;
 	s.next_in = in;
 	s.avail_in = inlen;
-	while ((r = kout_room(o, 1, &avail)) > 0) {
+	while ((r = outbuf_room(o, 1, &avail)) > 0) {
 		s.next_out = o->p + o->len;
 		s.avail_out = avail;
 		ret = lzma_code(&s, s.avail_in ? LZMA_RUN : LZMA_FINISH);
@@ -467,7 +453,7 @@ static int kunzip_lzma(const unsigned char *in, size_t inlen, struct kout *o, bo
 	return r;
 }
 
-static int kunzip_zstd(const unsigned char *in, size_t inlen, struct kout *o)
+static int kunzip_zstd(const unsigned char *in, size_t inlen, struct outbuf *o)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	ZSTD_inBuffer ib = { in, inlen, 0 };
@@ -478,7 +464,7 @@ static int kunzip_zstd(const unsigned char *in, size_t inlen, struct kout *o)
 		return -ENOMEM;
 	/* kbuild's zstd22 uses a 2^27 window at most (the kernel's own decoder limit) */
 	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, TG_ZSTD_WINDOWLOG_MAX);
-	while ((r = kout_room(o, 1, &avail)) > 0) {
+	while ((r = outbuf_room(o, 1, &avail)) > 0) {
 		ZSTD_outBuffer ob = { o->p + o->len, avail, 0 };
 
 		ret = ZSTD_decompressStream(ds, &ob, &ib);
@@ -505,7 +491,7 @@ static int kunzip_zstd(const unsigned char *in, size_t inlen, struct kout *o)
  * [le32 compressed size][data], each at most 8 MiB decoded.  A size that does
  * not fit in what is left is the appended image size: the end.
  */
-static int kunzip_lz4(const unsigned char *in, size_t inlen, struct kout *o)
+static int kunzip_lz4(const unsigned char *in, size_t inlen, struct outbuf *o)
 {
 	uint64_t want = o->want;
 	size_t pos = 4, blocks = 0, avail;
@@ -524,7 +510,7 @@ static int kunzip_lz4(const unsigned char *in, size_t inlen, struct kout *o)
 		if (csize == 0 || csize > inlen - pos - 4 || csize > (uint32_t)LZ4_compressBound(LZ4_LEGACY_BLOCK))
 			break;
 		/* a block decodes whole: make room for the largest one */
-		if ((r = kout_room(o, LZ4_LEGACY_BLOCK, &avail)) <= 0)
+		if ((r = outbuf_room(o, LZ4_LEGACY_BLOCK, &avail)) <= 0)
 			return r;
 		n = LZ4_decompress_safe((const char *)in + pos + 4, (char *)o->p + o->len, (int)csize,
 					(int)(avail < LZ4_LEGACY_BLOCK ? avail : LZ4_LEGACY_BLOCK));
@@ -547,13 +533,13 @@ static int kunzip_lz4(const unsigned char *in, size_t inlen, struct kout *o)
 int tg_kzip_decode(enum tg_kzip z, const unsigned char *in, size_t inlen, uint64_t cap,
 		   uint64_t want, unsigned char **out, size_t *outlen)
 {
-	struct kout o = { .cap = cap, .want = want };
+	struct outbuf o = { .cap = cap, .want = want };
 	uint64_t hint = inlen >= 8 ? tg_le32(in + inlen - 4) : 0;
 	int r;
 
 	/* kernels compress 3-10 times; a larger claim is not believed */
 	if (hint >= inlen && hint / 64 <= inlen && hint <= cap && hint < want) {
-		o.p = malloc((size_t)hint);
+		o.p = malloc((size_t)hint + 1);
 		o.size = o.p ? (size_t)hint : 0;
 	}
 
