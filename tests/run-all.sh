@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
+# Suites: hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -68,6 +68,8 @@ suite_build_san() {
 
 for s in $SUITES; do
 	case $s in
+	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
+	hygiene) run_suite hygiene tests/tools/hygiene.sh ;;
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
