@@ -1,9 +1,9 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
-# Suites: hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
+# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
-# sanitize (default: all);
+# sanitize hygiene (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard

@@ -22,8 +22,8 @@ top=$(git rev-parse --show-toplevel 2>/dev/null)
 if [ -z "$top" ] || ! [ "$top" -ef . ]; then
 	# a release tarball (make dist) has no history to keep clean, also
 	# when unpacked inside another checkout
-	echo "# skip: not the top of a git work tree"
-	echo "0 passed, 0 failed"
+	echo "skip - not the top of a git work tree"
+	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
 fi
 
