@@ -549,7 +549,6 @@ struct tg_decision {
 	const char *justification;	/* exception's justification, or NULL */
 };
 
-struct tg_policy;
 int tg_policy_load_path(const char *path, const struct tg_limits *lim,
 			struct tg_policy **out, struct tg_error *err);
 int tg_policy_load_mem(const void *data, size_t len, const char *label,

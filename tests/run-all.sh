@@ -3,7 +3,7 @@
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
-# sanitize (default: all);
+# sanitize hygiene (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -101,6 +101,8 @@ suite_build_san() {
 
 for s in $SUITES; do
 	case $s in
+	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
+	hygiene) run_suite hygiene tests/tools/hygiene.sh ;;
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
