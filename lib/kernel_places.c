@@ -32,7 +32,7 @@ bool tg_is_readable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 }
 
-/* Where distros put Module.symvers, most specific first (§7). */
+/* Where distros put Module.symvers, most specific first (docs/module-formats.md). */
 const struct tg_kplace tg_symvers_places[] = {
 	{ "/lib/modules/", "/build/Module.symvers" },	/* Debian, Fedora -devel */
 	{ "/usr/src/kernels/", "/Module.symvers" },	/* Fedora/RHEL kernel-devel */

@@ -2,7 +2,7 @@
 /*
  * taintguard rpm transaction plugin: refuse (policy "deny") or mark (policy
  * "mark") packages whose kernel modules would taint the kernel or be refused
- * by it.  See rpm-plugin-taintguard(8) and shared research rpm-plugin.md.
+ * by it.  See rpm-plugin-taintguard(8) and docs/rpm.md.
  *
  *   init      read %_taintguard_* once; never fails (broken policy: built-in)
  *   tsm_pre   read the payloads of added packages with module candidates
