@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* String vectors and module files in a directory. */
+/* Module files in a directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -7,37 +7,6 @@
 #include <sys/stat.h>
 
 #include "hook.h"
-
-int strv_push(struct strv *sv, const char *s)
-{
-	if (sv->n == sv->cap) {
-		size_t ncap = sv->cap ? sv->cap * 2 : 16;
-		char **nv = realloc(sv->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		sv->v = nv;
-		sv->cap = ncap;
-	}
-	sv->v[sv->n] = strdup(s);
-	return sv->v[sv->n++] ? 0 : -ENOMEM;
-}
-
-void strv_free(struct strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	memset(sv, 0, sizeof(*sv));
-}
-
-bool strv_has(const struct strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return true;
-	return false;
-}
 
 bool same_module_file(const char *a, const char *b)
 {

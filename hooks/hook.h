@@ -6,7 +6,7 @@
  *   taintguard-dkms.c  main: dispatch on mode (argv[0] name or first argument)
  *   settings.c         /etc/taintguard/dkms.conf and dkms's framework.conf
  *   dkms_env.c         what dkms tells us: env, cwd, parent command line, tree
- *   files.c            string vectors, module files in a directory
+ *   files.c            module files in a directory
  *   dkms_check.c       judging a set of module files, dkms-style messages
  *   modprobe_rule.c    /etc/modprobe.d/taintguard-NAME.conf
  *   mark_record.c      /var/lib/taintguard/marks/dkms-*.json (lib's tg_record_*)
@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "taintguard.h"
+#include "strv.h"
 
 #define PROG "taintguard-dkms"
 
@@ -96,13 +97,6 @@ bool dkms_is_installed(const char *tree, const char *m, const char *v, const cha
 
 /* ------------------------------------------------------------ files */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-int strv_push(struct strv *sv, const char *s);
-void strv_free(struct strv *sv);
-bool strv_has(const struct strv *sv, const char *s);
 /* Do two module files hold the same module name (lve.ko.xz and lve.ko: yes)? */
 bool same_module_file(const char *a, const char *b);
 /* Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted; missing dir = none. */
