@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "paths.h"
 #include "taintguard.h"
 
 /* Exit codes (documented in --help and taintguard(1)); stable for scripts. */

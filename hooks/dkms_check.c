@@ -10,10 +10,6 @@
 
 #include "hook.h"
 
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/share/taintguard"
-#endif
-
 void judgement_free(struct judgement *j)
 {
 	for (size_t i = 0; j->v && i < j->n; i++)

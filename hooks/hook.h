@@ -24,8 +24,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "taintguard.h"
+#include "paths.h"
 #include "strv.h"
+#include "taintguard.h"
 
 #define PROG "taintguard-dkms"
 
@@ -35,13 +36,6 @@
 
 /* Name of the environment variable the dkms wrapper exports. */
 #define DIRECTIVE_ENV "DKMS_DIRECTIVE_TG"
-
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
 
 /* ------------------------------------------------------------ settings */
 

@@ -63,7 +63,7 @@ int pkg_rpm_setup(const char *dbpath, bool verbose, char **error)
 		return -EINVAL;
 	}
 	if (dbpath) {
-		char *def = pkg_strf("_dbpath %s", dbpath);
+		char *def = strf("_dbpath %s", dbpath);
 
 		if (!def)
 			return -ENOMEM;
@@ -153,7 +153,7 @@ static char *with_log(const char *cause)
 {
 	const char *log = pkg_rpm_log_last();
 
-	return *log ? pkg_strf("%s: %s", cause, log) : strdup(cause);
+	return *log ? strf("%s: %s", cause, log) : strdup(cause);
 }
 
 /* The package on pf->fd: header checked, file list read. */

@@ -86,7 +86,7 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
 	return r < 0 ? r : 0;
 }
 
-int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_t *cap)
+int pkg_rpmdb_owners(rpmts ts, const char *path, struct strv *names)
 {
 	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_INSTFILENAMES, path, 0);
 	Header h;
@@ -94,27 +94,9 @@ int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_
 
 	while (r == 0 && mi && (h = rpmdbNextIterator(mi)) != NULL) {
 		const char *name = headerGetString(h, RPMTAG_NAME);
-		bool seen = false;
 
-		for (size_t i = 0; name && i < *n && !seen; i++)
-			seen = !strcmp((*names)[i], name);
-		if (!name || seen)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			char **nv = realloc(*names, nc * sizeof(*nv));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			*names = nv;
-			*cap = nc;
-		}
-		if (!((*names)[*n] = strdup(name)))
-			r = -ENOMEM;
-		else
-			(*n)++;
+		if (name && !strv_has(names, name))
+			r = strv_push(names, name);
 	}
 	rpmdbFreeIterator(mi);
 	return r;

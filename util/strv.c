@@ -46,7 +46,7 @@ int strv_pushf(struct strv *sv, const char *fmt, ...)
 
 bool strv_has(const struct strv *sv, const char *s)
 {
-	for (size_t i = 0; i < sv->n; i++)
+	for (size_t i = 0; s && i < sv->n; i++)
 		if (!strcmp(sv->v[i], s))
 			return true;
 	return false;

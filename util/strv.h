@@ -20,7 +20,7 @@ int strv_push_owned(struct strv *sv, char *s);
 /* Append a formatted string; 0 or -ENOMEM. */
 int strv_pushf(struct strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int strv_vpushf(struct strv *sv, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Does the vector hold a string equal to @s? */
+/* Does the vector hold a string equal to @s (never for NULL)? */
 bool strv_has(const struct strv *sv, const char *s);
 /* Free the strings and the vector, and reset it to { 0 }. */
 void strv_free(struct strv *sv);
