@@ -8,7 +8,7 @@
 
 #include "hook.h"
 
-bool same_module_file(const char *a, const char *b)
+bool hk_same_module_file(const char *a, const char *b)
 {
 	char *na = tg_module_name_from_file(a), *nb = tg_module_name_from_file(b);
 	bool same = na && nb && !strcmp(na, nb);
@@ -37,7 +37,7 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (bfmt(p, sizeof(p), "%s/%s", dir, e->d_name) < 0)
+		if (hk_bfmt(p, sizeof(p), "%s/%s", dir, e->d_name) < 0)
 			continue;
 		if (lstat(p, &st) < 0)
 			continue;
@@ -52,23 +52,23 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 	return r;
 }
 
-void installed_context(const char *dir, const struct strv *files, struct strv *ctx)
+void hk_installed_context(const char *dir, const struct strv *files, struct strv *ctx)
 {
 	struct strv inst = { 0 };
 
-	collect_modules(&inst, dir, true);
+	hk_collect_modules(&inst, dir, true);
 	for (size_t i = 0; i < inst.n; i++) {
 		bool same = false;
 
 		for (size_t t = 0; t < files->n && !same; t++)
-			same = same_module_file(inst.v[i], files->v[t]);
+			same = hk_same_module_file(inst.v[i], files->v[t]);
 		if (!same)
 			strv_push(ctx, inst.v[i]);
 	}
 	strv_free(&inst);
 }
 
-int collect_modules(struct strv *out, const char *dir, bool recursive)
+int hk_collect_modules(struct strv *out, const char *dir, bool recursive)
 {
 	size_t first = out->n;
 	int r = walk(out, dir, recursive, 0);
