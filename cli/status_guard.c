@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "guard.h"
+#include "hex.h"
 #include "strf.h"
 
 #define RECORD TG_LOCALSTATEDIR "/guard.conf"
@@ -174,8 +175,8 @@ static int digest_of(const char *root, const char *path, char out[65])
 		return r;
 	r = EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
 	free(text);
-	for (unsigned i = 0; r == 0 && i < mdlen && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	if (r == 0)
+		hex_lower(out, md, mdlen < 32 ? mdlen : 32);
 	return r;
 }
 

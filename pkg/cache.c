@@ -264,8 +264,7 @@ static int ident(const struct pkg_cache *c, const char *kind, const char *key, c
 	memcpy(*id + lk + 1 + ly + 1, TG_READER_ID, lr);
 	if (!EVP_Digest(*id, *id_len, dig, NULL, EVP_sha256(), NULL))
 		return -ENOMEM;
-	for (int i = 0; i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", dig[i]);
+	hex_lower(hex, dig, 32);
 	*path = strf("%s/%s/%.2s/%s", c->dir, kind, hex, hex + 2);
 	return *path ? 0 : -ENOMEM;
 }

@@ -35,6 +35,7 @@
 
 #include "taintguard.h"
 #include "buf.h"
+#include "hex.h"
 #include "strf.h"
 #include "strv.h"
 

@@ -134,9 +134,7 @@ int pkg_checksum_fd(int fd, const char *checksum, char **error)
 		r = -EIO;
 	} else {
 		EVP_DigestFinal_ex(ctx, dig, &dlen);
-		for (unsigned k = 0; k < dlen; k++)
-			sprintf(hex + 2 * k, "%02x", dig[k]);
-		hex[2 * dlen] = 0;
+		hex_lower(hex, dig, dlen);
 		if (strcasecmp(hex, strchr(checksum, ':') + 1)) {
 			*error = strf("checksum mismatch: %s:%s, the repository says %s",
 					  sums[i].name, hex, checksum);

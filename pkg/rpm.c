@@ -294,8 +294,7 @@ char *pkg_keyring_id(rpmts ts)
 	for (size_t i = 0; ok && i < n; i++)
 		ok = EVP_DigestUpdate(x, keys[i], strlen(keys[i]) + 1);
 	if (ok && EVP_DigestFinal_ex(x, dig, NULL) && (id = malloc(65)))
-		for (int i = 0; i < 32; i++)
-			sprintf(id + 2 * i, "%02x", dig[i]);
+		hex_lower(id, dig, 32);
 	for (size_t i = 0; i < n; i++)
 		free(keys[i]);
 	free(keys);

@@ -9,19 +9,18 @@
 int grow_array(void *arr, size_t *cap, size_t n, size_t elem)
 {
 	void **p = arr;
-	size_t ncap;
+	size_t ncap, max;
 	void *nv;
 
 	if (n < *cap)
 		return 0;
-	if (!elem || n >= SIZE_MAX / elem)
+	/* no object is larger than PTRDIFF_MAX bytes: malloc refuses them too */
+	max = elem ? PTRDIFF_MAX / elem : 0;
+	if (n >= max)
 		return -ENOMEM;
 	ncap = *cap ? *cap : 8;
-	/* doubling stops at the first size that holds index @n, or before it overflows */
 	while (ncap <= n)
-		ncap = ncap > SIZE_MAX / 2 ? n + 1 : ncap * 2;
-	if (ncap > SIZE_MAX / elem)
-		ncap = n + 1;
+		ncap = ncap > max / 2 ? max : ncap * 2;
 	nv = realloc(*p, ncap * elem);
 	if (!nv)
 		return -ENOMEM;

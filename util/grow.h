@@ -7,8 +7,8 @@
 
 /*
  * Grow *arr (elements of @elem bytes, *cap of them) so that index @n fits:
- * 0, or -ENOMEM when realloc fails or the size would overflow (*arr and
- * *cap are then unchanged).
+ * 0, or -ENOMEM when realloc fails or the size would pass PTRDIFF_MAX
+ * bytes (*arr and *cap are then unchanged).
  */
 int grow_array(void *arr, size_t *cap, size_t n, size_t elem);
 
