@@ -80,7 +80,7 @@ struct guard_mfile {
 
 /* The names whose definitions decide whether and how the plugin runs. */
 struct guard_names {
-	struct strv v;
+	struct strv names;
 };
 /*
  * The plugin's names: __transaction_taintguard, __plugindir and every

@@ -16,8 +16,8 @@
 int guard_names_init(struct guard_names *nm)
 {
 	memset(nm, 0, sizeof(*nm));
-	if (strv_push(&nm->v, "__transaction_taintguard") < 0 ||
-	    strv_push(&nm->v, "__plugindir") < 0) {
+	if (strv_push(&nm->names, "__transaction_taintguard") < 0 ||
+	    strv_push(&nm->names, "__plugindir") < 0) {
 		guard_names_free(nm);
 		return -ENOMEM;
 	}
@@ -26,7 +26,7 @@ int guard_names_init(struct guard_names *nm)
 
 void guard_names_free(struct guard_names *nm)
 {
-	strv_free(&nm->v);
+	strv_free(&nm->names);
 	memset(nm, 0, sizeof(*nm));
 }
 
@@ -34,8 +34,8 @@ bool guard_names_match(const struct guard_names *nm, const char *name, size_t le
 {
 	if (len > strlen(PLUGIN_PREFIX) && !strncmp(name, PLUGIN_PREFIX, strlen(PLUGIN_PREFIX)))
 		return true;
-	for (size_t i = 0; i < nm->v.n; i++)
-		if (strlen(nm->v.v[i]) == len && !memcmp(nm->v.v[i], name, len))
+	for (size_t i = 0; i < nm->names.n; i++)
+		if (strlen(nm->names.v[i]) == len && !memcmp(nm->names.v[i], name, len))
 			return true;
 	return false;
 }
@@ -137,7 +137,7 @@ static int on_ref(void *ctx, const char *name, size_t len)
 
 	if (guard_names_match(r->nm, name, len))
 		return 0;
-	ret = strv_push_owned(&r->nm->v, strndup(name, len));
+	ret = strv_push_owned(&r->nm->names, strndup(name, len));
 	r->added = ret == 0;
 	return ret;
 }
