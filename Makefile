@@ -97,6 +97,10 @@ PLUGIN_OBJ = $(PLUGIN_SRC:%.c=$(B)/%.o)
 HOOK_SRC = $(sort $(wildcard hooks/*.c))
 HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+# tests/unit/test_pkg_*.c test pkg/: only where librpm is
+ifeq ($(RPM_VERSION),)
+UNIT_SRC := $(filter-out tests/unit/test_pkg_%.c,$(UNIT_SRC))
+endif
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
 FUZZ_NAMES = module decompress symvers policy package record kimage repodata facts guard
@@ -197,6 +201,11 @@ $(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/li
 $(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(CMOCKA_LIBS)
+
+# pkg/'s tests link libtgpkg.a and librpm (a more specific pattern than the one above)
+$(B)/tests/test_pkg_%: tests/unit/test_pkg_%.c $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(CMOCKA_LIBS)
 
 unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate $(B)/tests/guard-macrodefs
 

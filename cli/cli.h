@@ -55,16 +55,11 @@ int cli_parse_format(const char *s, enum tg_format *f);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * The policy named by --policy, or the installed default, or (nothing
- * installed) the built-in policy; NULL after saying why on stderr.
+ * A judging context from the options (limits, jobs, root, kernel files) and
+ * the policy named by --policy, or the installed default, or (nothing
+ * installed) the built-in one: tg_policy_open().  NULL after saying why.
  */
-struct tg_policy *cli_load_policy(const struct cli_opts *o);
-/* A judging context from the options (limits, jobs, root, kernel files, policy). */
 struct tg_ctx *cli_ctx_new(const struct cli_opts *o);
-
-/* Release a module targets: --kernel, else its path, else its vermagic. */
-const char *cli_module_release(const struct cli_opts *o, const char *path,
-			       const struct tg_module *m, char *buf, size_t len);
 
 /* Expand directories into module files (sorted, recursive). */
 struct file_list {

@@ -89,30 +89,11 @@ int cli_common_option(struct cli_opts *o, int opt, const char *arg)
 	return 0;
 }
 
-struct tg_policy *cli_load_policy(const struct cli_opts *o)
-{
-	const char *path = o->policy ? o->policy : tg_policy_default_path();
-	struct tg_policy *p = NULL;
-	struct tg_error err = { 0 };
-
-	/*
-	 * Run from a build tree (nothing installed): the built-in policy is the
-	 * default policy compiled in.  A policy named with --policy or installed
-	 * but unreadable is an error, never silently replaced.
-	 */
-	if (!o->policy && access(path, F_OK) != 0 && errno == ENOENT)
-		return (struct tg_policy *)tg_policy_builtin();
-	if (tg_policy_load_path(path, &o->limits, &p, &err) < 0) {
-		cli_error("%s", err.msg);
-		return NULL;
-	}
-	return p;
-}
-
 struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 {
 	struct tg_ctx *ctx = NULL;
-	struct tg_policy *p;
+	struct tg_policy *p = NULL;
+	struct tg_error err = { 0 };
 
 	if (tg_ctx_new(&ctx) < 0 || tg_ctx_set_root(ctx, o->root) < 0 ||
 	    tg_ctx_set_kernel_files(ctx, o->symvers, o->config) < 0) {
@@ -122,28 +103,14 @@ struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 	}
 	*tg_ctx_limits(ctx) = o->limits;
 	tg_ctx_set_jobs(ctx, o->jobs);
-	p = cli_load_policy(o);
-	if (!p) {
+	/* run from a build tree, nothing installed: the default compiled in */
+	if (tg_policy_open(o->policy, &o->limits, TG_POLICY_BUILTIN_IF_ABSENT, &p, &err) < 0) {
+		cli_error("%s", err.msg[0] ? err.msg : "out of memory");
 		tg_ctx_free(ctx);
 		return NULL;
 	}
 	tg_ctx_set_policy(ctx, p);
 	return ctx;
-}
-
-const char *cli_module_release(const struct cli_opts *o, const char *path,
-			       const struct tg_module *m, char *buf, size_t len)
-{
-	const char *vm;
-
-	if (o->kernel)
-		return o->kernel;
-	if (path && tg_kernel_release_from_path(path, buf, len) == 0)
-		return buf;
-	vm = m ? tg_module_get(m, "vermagic") : NULL;
-	if (vm && tg_kernel_release_from_vermagic(vm, buf, len) == 0)
-		return buf;
-	return NULL;
 }
 
 /* ------------------------------------------------------------ file list */

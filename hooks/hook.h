@@ -110,10 +110,9 @@ struct target {
 };
 
 struct judgement {
-	struct tg_ctx *ctx;		/* owned: limits, policy, the kernel */
+	struct tg_ctx *ctx;		/* owned: limits, policy, the kernels */
 	const struct tg_policy *policy;	/* the ctx's: the configured one, else the built-in one */
 	char policy_error[TG_ERRMAX];	/* why the configured policy was not used, "" if it was */
-	const struct tg_kernel *kernel;	/* the ctx's; NULL when unknown */
 	char *release;
 	struct tg_verdict *v;		/* one per target */
 	size_t n;

@@ -101,14 +101,12 @@ static const char *module_release(const char *path, char *buf, size_t len)
 {
 	struct tg_module *m = NULL;
 	struct tg_limits lim;
-	const char *vm, *r = NULL;
+	const char *r;
 
 	tg_limits_default(&lim);
 	if (tg_module_open_path(path, &lim, &m, NULL) < 0)
 		return NULL;
-	vm = tg_module_get(m, "vermagic");
-	if (vm && tg_kernel_release_from_vermagic(vm, buf, len) == 0)
-		r = buf;
+	r = tg_target_release(NULL, path, m, buf, len);
 	tg_module_free(m);
 	return r;
 }
