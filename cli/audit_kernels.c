@@ -56,7 +56,7 @@ static int find_kernels(struct audit *a)
 		struct dirent *e;
 
 		while (d && r == 0 && (e = readdir(d)) != NULL) {
-			char *p = pkg_strf("%s/%s", dir, e->d_name);
+			char *p = strf("%s/%s", dir, e->d_name);
 			struct stat sb;
 
 			if (e->d_name[0] != '.' && p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) &&

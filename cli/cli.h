@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "paths.h"
+#include "strv.h"
 #include "taintguard.h"
 
 /* Exit codes (documented in --help and taintguard(1)); stable for scripts. */
@@ -60,13 +62,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 struct tg_ctx *cli_ctx_new(const struct cli_opts *o);
 
-/* Expand directories into module files (sorted, recursive). */
-struct file_list {
-	char **v;
-	size_t n, cap;
-};
-int file_list_collect(struct file_list *fl, const char *path, bool explicit_file);
-void file_list_free(struct file_list *fl);
+/* Expand directories into module files (sorted, recursive), appended to @fl. */
+int file_list_collect(struct strv *fl, const char *path, bool explicit_file);
 
 /* Worst action -> exit code. */
 int cli_exit_for(enum tg_action worst, bool had_error);

@@ -123,7 +123,7 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct file_list fl = { 0 };
+	struct strv fl = { 0 };
 	struct cli_opts o;
 	struct tg_ctx *ctx = NULL;
 	struct item *items = NULL;
@@ -173,6 +173,6 @@ out:
 	}
 	free(items);
 	tg_ctx_free(ctx);
-	file_list_free(&fl);
+	strv_free(&fl);
 	return rc;
 }

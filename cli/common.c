@@ -115,27 +115,12 @@ struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 
 /* ------------------------------------------------------------ file list */
 
-static int push(struct file_list *fl, const char *p)
-{
-	if (fl->n == fl->cap) {
-		size_t ncap = fl->cap ? fl->cap * 2 : 64;
-		char **nv = realloc(fl->v, ncap * sizeof(char *));
-
-		if (!nv)
-			return -ENOMEM;
-		fl->v = nv;
-		fl->cap = ncap;
-	}
-	fl->v[fl->n] = strdup(p);
-	return fl->v[fl->n++] ? 0 : -ENOMEM;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(struct file_list *fl, const char *dir, int depth)
+static int walk(struct strv *fl, const char *dir, int depth)
 {
 	struct dirent *de;
 	size_t start = fl->n;
@@ -165,7 +150,7 @@ static int walk(struct file_list *fl, const char *dir, int depth)
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			r = walk(fl, p, depth + 1);
 		else if (tg_module_file_name(de->d_name))
-			r = push(fl, p);
+			r = strv_push(fl, p);
 		free(p);
 	}
 	closedir(d);
@@ -174,7 +159,7 @@ static int walk(struct file_list *fl, const char *dir, int depth)
 	return r;
 }
 
-int file_list_collect(struct file_list *fl, const char *path, bool explicit_file)
+int file_list_collect(struct strv *fl, const char *path, bool explicit_file)
 {
 	struct stat st;
 
@@ -185,15 +170,7 @@ int file_list_collect(struct file_list *fl, const char *path, bool explicit_file
 	if (S_ISDIR(st.st_mode))
 		return walk(fl, path, 0);
 	(void)explicit_file;
-	return push(fl, path);
-}
-
-void file_list_free(struct file_list *fl)
-{
-	for (size_t i = 0; i < fl->n; i++)
-		free(fl->v[i]);
-	free(fl->v);
-	memset(fl, 0, sizeof(*fl));
+	return strv_push(fl, path);
 }
 
 int cli_exit_for(enum tg_action worst, bool had_error)

@@ -37,19 +37,8 @@
 
 #include "cli.h"
 #include "guard.h"
-
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/local/share/taintguard"
-#endif
-#ifndef TG_LIBEXECDIR
-#define TG_LIBEXECDIR "/usr/local/libexec/taintguard"
-#endif
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
+#include "hex.h"
+#include "strf.h"
 
 #define RECORD TG_LOCALSTATEDIR "/guard.conf"
 #define RECORD_FORMAT "taintguard-guard/1"
@@ -163,19 +152,6 @@ static int record_read(const char *root, struct record *r, char *err, size_t err
 
 /* ------------------------------------------------------------ small helpers */
 
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static bool exists(const char *root, const char *path)
 {
 	char p[PATH_MAX];
@@ -199,8 +175,8 @@ static int digest_of(const char *root, const char *path, char out[65])
 		return r;
 	r = EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
 	free(text);
-	for (unsigned i = 0; r == 0 && i < mdlen && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	if (r == 0)
+		hex_lower(out, md, mdlen < 32 ? mdlen : 32);
 	return r;
 }
 
@@ -476,9 +452,9 @@ static int read_macro_files(struct gctx *g)
 		/* one entry: %{_target} and ~ as rpm expands them */
 		if (guard_places_set_macro_path(&pl, t, target ? target : "", getenv("HOME")) < 0)
 			continue;
-		for (size_t e = 0; e < pl.n_macro && r == 0; e++) {
+		for (size_t e = 0; e < pl.macro.n && r == 0; e++) {
 			memset(&gl, 0, sizeof(gl));
-			if (glob(pl.macro[e], 0, NULL, &gl) != 0) {
+			if (glob(pl.macro.v[e], 0, NULL, &gl) != 0) {
 				globfree(&gl);
 				continue;
 			}
@@ -788,23 +764,20 @@ static void check_policy(struct gctx *g, struct status_check *c)
 }
 
 /* The framework files dkms reads, in its order (framework.conf, then framework.conf.d/ *.conf). */
-static int framework_files(const char *root, char ***v, size_t *n)
+static int framework_files(const char *root, struct strv *v)
 {
 	char pat[PATH_MAX];
-	size_t cap = 0;
 	glob_t gl;
 	int r = 0;
 
-	*v = NULL;
-	*n = 0;
 	if (exists(root, FRAMEWORK))
-		r = guard_strv_push(v, n, &cap, FRAMEWORK);
+		r = strv_push(v, FRAMEWORK);
 	snprintf(pat, sizeof(pat), "%s/etc/dkms/framework.conf.d/*.conf", root);
 	memset(&gl, 0, sizeof(gl));
 	if (r == 0 && glob(pat, 0, NULL, &gl) == 0) {
 		qsort(gl.gl_pathv, gl.gl_pathc, sizeof(char *), path_cmp);
 		for (size_t i = 0; i < gl.gl_pathc && r == 0; i++)
-			r = guard_strv_push(v, n, &cap, gl.gl_pathv[i] + strlen(root));
+			r = strv_push(v, gl.gl_pathv[i] + strlen(root));
 	}
 	globfree(&gl);
 	return r;
@@ -832,28 +805,28 @@ static void assigned(const char *text, const char *var, char *out, size_t size)
 
 static void check_dkms(struct gctx *g, struct status_check *c)
 {
-	char **fw = NULL, full[PATH_MAX], *why = NULL, *owner = NULL;
+	char full[PATH_MAX], *why = NULL, *owner = NULL;
+	struct strv fw = { 0 };
 	const char *last_sign = NULL;
 	bool ours_last = false;
-	size_t n = 0;
 
 	if (!g->rec.dkms && !exists(g->root, SNIPPET) && !exists(g->root, HOOK)) {
 		check_set(c, GS_ABSENT, NULL, "the DKMS hook is not installed");
 		return;
 	}
-	if (framework_files(g->root, &fw, &n) < 0) {
+	if (framework_files(g->root, &fw) < 0) {
 		check_set(c, GS_UNKNOWN, NULL, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < fw.n; i++) {
 		char *text = NULL, val[64];
 		size_t len = 0;
 		unsigned line;
 
-		snprintf(full, sizeof(full), "%s%s", g->root, fw[i]);
+		snprintf(full, sizeof(full), "%s%s", g->root, fw.v[i]);
 		if (guard_read_file(full, &text, &len) < 0)
 			continue;
-		if (!strcmp(fw[i], SNIPPET)) {
+		if (!strcmp(fw.v[i], SNIPPET)) {
 			if (guard_shell_mention(text, len, "sign_file", false)) {
 				last_sign = SNIPPET;
 				ours_last = true;
@@ -862,16 +835,16 @@ static void check_dkms(struct gctx *g, struct status_check *c)
 			continue;
 		}
 		if ((line = guard_shell_mention(text, len, "sign_file", false))) {
-			last_sign = fw[i];
+			last_sign = fw.v[i];
 			ours_last = false;
 		}
 		assigned(text, "try_sign_modules", val, sizeof(val));
 		if (!strcmp(val, "false")) {
-			check_set(c, GS_DOWN, strdup(fw[i]), "try_sign_modules=false: dkms 3.3+ never "
+			check_set(c, GS_DOWN, strdup(fw.v[i]), "try_sign_modules=false: dkms 3.3+ never "
 				  "calls sign_file, taintguard's DKMS hook");
 			c->line = guard_shell_mention(text, len, "try_sign_modules", false);
 		} else if ((line = guard_shell_mention(text, len, "DKMS_DIRECTIVE", true))) {
-			check_set(c, GS_DOWN, strdup(fw[i]), "it touches DKMS_DIRECTIVE_*, which carry "
+			check_set(c, GS_DOWN, strdup(fw.v[i]), "it touches DKMS_DIRECTIVE_*, which carry "
 				  "taintguard's PRE_INSTALL check");
 			c->line = line;
 		}
@@ -931,7 +904,7 @@ static void check_dkms(struct gctx *g, struct status_check *c)
 out:
 	free(why);
 	free(owner);
-	guard_strv_free(fw, n);
+	strv_free(&fw);
 }
 
 /* ------------------------------------------------------------ entry points */

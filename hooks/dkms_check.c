@@ -10,11 +10,7 @@
 
 #include "hook.h"
 
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/share/taintguard"
-#endif
-
-void judgement_free(struct judgement *j)
+void hk_judgement_free(struct judgement *j)
 {
 	for (size_t i = 0; j->v && i < j->n; i++)
 		tg_verdict_free_contents(&j->v[i]);
@@ -41,8 +37,8 @@ static int open_policy(const struct settings *s, struct judgement *j)
 	if (r < 0)
 		return r;
 	if (r == 1) {
-		bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
-		msg("cannot load the policy: %s; judging with the built-in policy until this is "
+		hk_bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
+		hk_msg("cannot load the policy: %s; judging with the built-in policy until this is "
 		    "fixed (exceptions do not apply)", err.msg);
 	}
 	tg_ctx_set_policy(j->ctx, policy);
@@ -91,7 +87,7 @@ static int pick_release(const char *release, const struct tg_judge_item *items, 
 	return 0;
 }
 
-int judge(const struct settings *s, const char *release, const struct target *targets,
+int hk_judge(const struct settings *s, const char *release, const struct target *targets,
 	  size_t n, const struct strv *context, struct judgement *j)
 {
 	size_t total = n + (context ? context->n : 0);
@@ -119,7 +115,7 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 	if (r < 0)
 		goto out;
 	if (r == 1)
-		msg("%s (judging without its facts)", err.msg);
+		hk_msg("%s (judging without its facts)", err.msg);
 	if (!(j->v = calloc(n ? n : 1, sizeof(*j->v)))) {
 		r = -ENOMEM;
 		goto out;
@@ -131,11 +127,11 @@ int judge(const struct settings *s, const char *release, const struct target *ta
 			j->worst = j->v[i].action;
 	}
 	j->n = n;
-	guard_judge(s, targets, n, j);
+	hk_guard_judge(s, targets, n, j);
 	r = 0;
 out:
 	if (r < 0) {
-		msg("out of memory while judging modules");
+		hk_msg("out of memory while judging modules");
 		free(j->v);
 		j->v = NULL;
 		j->n = 0;
@@ -155,20 +151,20 @@ out:
 	return r;
 }
 
-const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len)
+const char *hk_verdict_name(const struct tg_verdict *v, char *buf, size_t len)
 {
 	const char *name = v->module ? v->module : v->file_module;
 
 	if (!name && v->path) {
 		const char *base = strrchr(v->path, '/');
 
-		bfmt(buf, len, "%s", base ? base + 1 : v->path);
+		hk_bfmt(buf, len, "%s", base ? base + 1 : v->path);
 		name = buf;
 	} else if (name) {
-		bfmt(buf, len, "%s", name);
+		hk_bfmt(buf, len, "%s", name);
 		name = buf;
 	}
-	if (!name || !safe_name(name))
+	if (!name || !hk_safe_name(name))
 		return NULL;
 	/* modprobe treats '-' and '_' alike; the kernel's name uses '_'. */
 	for (char *p = buf; *p; p++)
@@ -180,7 +176,7 @@ const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len)
 static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void line(const char *fmt, ...)
 {
-	FILE *out = msg_stream();
+	FILE *out = hk_msg_stream();
 	va_list ap;
 
 	fputs(PROG ":   ", out);
@@ -198,7 +194,7 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
 	char pkg[256];
 	char *slash;
 
-	bfmt(pkg, sizeof(pkg), "%s", package ? package : "*");
+	hk_bfmt(pkg, sizeof(pkg), "%s", package ? package : "*");
 	slash = strchr(pkg, '/');
 	if (slash)
 		strcpy(slash, "/*");
@@ -219,11 +215,11 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
  * The same one line as rpm and audit (tg_verdict_headline), the kernel and
  * file it is about, what dkms does now, and how to allow it: read once.
  */
-void report_verdict(const struct judgement *j, const struct tg_verdict *v,
+void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
 		    const char *package, const char *outcome, const char *retry)
 {
 	char nbuf[128], head[512], taint[32];
-	const char *name = verdict_name(v, nbuf, sizeof(nbuf));
+	const char *name = hk_verdict_name(v, nbuf, sizeof(nbuf));
 	const char *kernel = v->kernel ? v->kernel : j->release ? j->release : "unknown";
 	struct tg_verdict shown = *v;	/* shallow: only the package differs */
 
@@ -232,7 +228,7 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	shown.package = (char *)package;	/* none: the path names it */
 	tg_verdict_headline(&shown, NULL, head, sizeof(head));
 	fflush(stdout);
-	fprintf(msg_stream(), PROG ": %s\n", head);
+	fprintf(hk_msg_stream(), PROG ": %s\n", head);
 	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
 	line("kernel %s, taint %s, file %s", kernel, *taint ? taint : "none", v->path ? v->path : "?");
 	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons)	/* too long for the line */
@@ -255,5 +251,5 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	syslog(v->action == TG_ACTION_DENY ? LOG_WARNING : LOG_NOTICE, "%s (kernel %s)%s%s", head,
 	       kernel, outcome ? "; " : "", outcome ? outcome : "");
 	closelog();
-	fflush(msg_stream());
+	fflush(hk_msg_stream());
 }

@@ -16,7 +16,7 @@
 /* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release)
 {
-	char *p = tg_asprintf("%s%s%s", pl->pre, release, pl->post), *r;
+	char *p = strf("%s%s%s", pl->pre, release, pl->post), *r;
 
 	if (!p || !*root)
 		return p;

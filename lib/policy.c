@@ -30,7 +30,7 @@ static void free_lic(struct tg_policy *p)
 {
 	for (size_t i = 0; i < p->n_lic; i++) {
 		free(p->lic[i].kernels);
-		tg_strv_free(&p->lic[i].strings);
+		strv_free(&p->lic[i].strings);
 	}
 	free(p->lic);
 }
@@ -48,7 +48,7 @@ static void free_ft(struct tg_policy *p)
 static void free_adv(struct tg_policy *p)
 {
 	for (size_t i = 0; i < p->n_adv; i++) {
-		tg_strv_free(&p->adv[i].names);
+		strv_free(&p->adv[i].names);
 		free(p->adv[i].status);
 		free(p->adv[i].reason);
 		free(p->adv[i].kernels);
@@ -89,8 +89,8 @@ void tg_policy_free(struct tg_policy *p)
 	free_lic(p);
 	free_ft(p);
 	free_adv(p);
-	tg_strv_free(&p->keys);
-	tg_strv_free(&p->certpaths);
+	strv_free(&p->keys);
+	strv_free(&p->certpaths);
 	tg_keyring_free(p->certs);
 	free_rules(p);
 	free_exc(p);
@@ -116,11 +116,11 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		TAKE(p, b, adv, n_adv, cap_adv);
 	if (!p->has_keys) {
 		p->keys = b->keys;
-		b->keys = (struct tg_strv){ NULL, 0, 0 };
+		b->keys = (struct strv){ NULL, 0, 0 };
 	}
 	if (!p->has_certs) {	/* the built-in list is empty */
 		p->certpaths = b->certpaths;
-		b->certpaths = (struct tg_strv){ NULL, 0, 0 };
+		b->certpaths = (struct strv){ NULL, 0, 0 };
 	}
 	if (!p->has_rules)
 		TAKE(p, b, rules, n_rules, cap_rules);

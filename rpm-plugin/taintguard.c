@@ -32,10 +32,6 @@
 #include "plugin_abi.h"
 #include "tgp.h"
 
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
-
 static char *macro(const char *name)
 {
 	char *m = rstrscat(NULL, "%{?", name, "}", NULL);
