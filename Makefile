@@ -35,7 +35,7 @@ endif
 
 WARN    = -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ilib -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Iutil -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
 LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4
@@ -71,6 +71,11 @@ READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
+# util/: the small tools every directory shares (string vector, byte buffer,
+# formatted strings, hex, install paths); no project logic, no librpm or libelf.
+# A private static library, hidden: part of libtaintguard, exported by nothing.
+UTIL_SRC = $(sort $(wildcard util/*.c))
+UTIL_OBJ = $(UTIL_SRC:%.c=$(B)/%.o)
 # pkg/: reading rpm packages (librpm), a private static library of the front ends
 # repository metadata and downloads (createrepo_c, librepo): only taintguard-audit links them,
 # so the rpm plugin builds where those libraries are not installed
@@ -92,10 +97,14 @@ PLUGIN_OBJ = $(PLUGIN_SRC:%.c=$(B)/%.o)
 HOOK_SRC = $(sort $(wildcard hooks/*.c))
 HOOK_OBJ = $(HOOK_SRC:%.c=$(B)/%.o)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+# tests/unit/test_pkg_*.c test pkg/: only where librpm is
+ifeq ($(RPM_VERSION),)
+UNIT_SRC := $(filter-out tests/unit/test_pkg_%.c,$(UNIT_SRC))
+endif
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # fuzz harnesses: libFuzzer binaries (make fuzz) and plain replay drivers (make check)
 FUZZ_NAMES = module decompress symvers policy package record kimage repodata facts guard
-FUZZ_LIBS = $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
+FUZZ_LIBS = $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 REPLAY_BIN = $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 FUZZ_SECONDS ?= 30
 
@@ -117,40 +126,49 @@ READER_STAMP = $(B)/reader.stamp
 $(shell echo '$(READER_ID)' | cmp -s - $(READER_STAMP) || echo '$(READER_ID)' > $(READER_STAMP))
 
 # Hidden by default: only what lib/taintguard.h declares is exported (see lib/libtaintguard.map).
-$(B)/lib/%.o: lib/%.c $(wildcard lib/*.h) $(PATHS_STAMP)
+$(B)/lib/%.o: lib/%.c $(wildcard lib/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -fvisibility=hidden $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/guard/%.o: guard/%.c guard/guard.h $(PATHS_STAMP)
+$(B)/util/%.o: util/%.c $(wildcard util/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(B)/guard/%.o: guard/%.c guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(PATHS_STAMP)
+$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
 
 $(B)/pkg/cache.o: $(READER_STAMP)
 $(B)/pkg/cache.o: CPPFLAGS += -DTG_READER_ID='"$(READER_ID)"'
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard cli/*.h) $(PATHS_STAMP)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard cli/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard rpm-plugin/*.h) $(PATHS_STAMP)
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard rpm-plugin/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
-$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h $(wildcard hooks/*.h) $(PATHS_STAMP)
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h $(wildcard hooks/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ihooks -Iguard $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/libtaintguard.a: $(LIB_OBJ)
+$(B)/libtgutil.a: $(UTIL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libtaintguard.so.0: $(LIB_OBJ) lib/libtaintguard.map
+# The installed archive carries util/'s objects: a program linking it needs nothing else.
+$(B)/libtaintguard.a: $(LIB_OBJ) $(UTIL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libtaintguard.so.0: $(LIB_OBJ) $(B)/libtgutil.a lib/libtaintguard.map
 	$(CC) -shared -Wl,-soname,libtaintguard.so.0 -Wl,--version-script,lib/libtaintguard.map \
-		-Wl,--no-undefined $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIB_LIBS)
+		-Wl,--no-undefined $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(B)/libtgutil.a $(LIB_LIBS)
 	ln -sf libtaintguard.so.0 $(B)/libtaintguard.so
 
 $(B)/libtgpkg.a: $(PKG_OBJ)
@@ -168,37 +186,42 @@ $(B)/libtgguard.a: $(GUARD_OBJ)
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.  taintguard itself
 # needs no librpm (check on a DKMS-only host); taintguard-audit does.
-$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
-$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
+$(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
 
-$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
-	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS)
+$(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS)
 
-$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS)
+$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a
+$(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(CMOCKA_LIBS)
+
+# pkg/'s tests link libtgpkg.a and librpm (a more specific pattern than the one above)
+$(B)/tests/test_pkg_%: tests/unit/test_pkg_%.c $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(LIB_LIBS) $(RPM_LIBS) $(CMOCKA_LIBS)
 
 unit: $(UNIT_BIN) $(REPLAY_BIN) $(B)/tests/mutate $(B)/tests/guard-macrodefs
 
-$(B)/tests/guard-macrodefs: tests/guard/macrodefs.c $(B)/libtgguard.a
+$(B)/tests/guard-macrodefs: tests/guard/macrodefs.c $(B)/libtgguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a
+	$(CC) $(CPPFLAGS) -Iguard $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtgguard.a $(B)/libtgutil.a
 
-$(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a
+$(B)/tests/mutate: tests/mutate/mutate.c $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(LIB_LIBS)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
-$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+$(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_LIBS)
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS)
 
@@ -218,7 +241,7 @@ check-unit: all unit
 	B=$(B) tests/run-all.sh unit
 
 # Everyday tier: no root, no network, no VM; a couple of minutes (README.md, Tests).
-FAST_SUITES = unit modules fuzz-regress policy-sync library
+FAST_SUITES = hygiene unit modules fuzz-regress policy-sync library
 check-fast: all unit
 	B=$(B) tests/run-all.sh $(FAST_SUITES)
 
@@ -229,9 +252,14 @@ deps:
 	.ci/deps.sh
 
 # The built-in example: our own test modules, judged against the installed kernel.
+# Quiet until the verdicts: both builds (taintguard, the test modules) write to
+# EXAMPLE_LOG, whose end is shown when one fails.
 EXAMPLE_MODULES = lve.ko notlve.ko ndiswrapper.ko propplain.ko gplok.ko gplimp.ko
-example: all
-	@tests/modules/build.sh tests/modules/out >/dev/null
+EXAMPLE_LOG = tests/out/example-build.log
+example:
+	@mkdir -p $(dir $(EXAMPLE_LOG))
+	@{ $(MAKE) all && tests/modules/build.sh tests/modules/out; } >$(EXAMPLE_LOG) 2>&1 || \
+		{ tail -n 30 $(EXAMPLE_LOG); echo "make example: the build failed (all of it: $(EXAMPLE_LOG))"; exit 1; } >&2
 	@cd tests/modules/out && ../../../$(B)/taintguard check --policy ../../../policy/default.yaml \
 		propexp.ko $(EXAMPLE_MODULES); echo "(exit code $$?: 0 allow, 1 mark, 2 deny, 3 error)"
 

@@ -47,9 +47,9 @@ void audit_cache_open(struct audit *a)
 	else if (geteuid() == 0)
 		dir = strdup("/var/cache/taintguard");
 	else if (xdg && xdg[0] == '/')
-		dir = pkg_strf("%s/taintguard", xdg);
+		dir = strf("%s/taintguard", xdg);
 	else if (home && home[0] == '/')
-		dir = pkg_strf("%s/.cache/taintguard", home);
+		dir = strf("%s/.cache/taintguard", home);
 	if (!dir)
 		return;		/* no cache directory known (and no --cache): read everything */
 	r = pkg_cache_open(dir, &a->cache, &error);
@@ -88,7 +88,7 @@ void audit_cache_close(struct audit *a)
 
 static char *scan_key(const struct pkg_repodata *rd)
 {
-	return pkg_strf("%s\n%s", rd->primary_sum, rd->filelists_sum);
+	return strf("%s\n%s", rd->primary_sum, rd->filelists_sum);
 }
 
 bool audit_cache_scan_get(struct audit *a, const struct pkg_repodata *rd, struct pkg_repo_list *l)
@@ -113,7 +113,7 @@ bool audit_cache_scan_get(struct audit *a, const struct pkg_repodata *rd, struct
 
 void audit_cache_scan_put(struct audit *a, const struct pkg_repodata *rd, const struct pkg_repo_list *l)
 {
-	struct pkg_wbuf b = { 0 };
+	struct buf b = { 0 };
 	char *key;
 
 	if (!a->cache || !(key = scan_key(rd)))
@@ -132,7 +132,7 @@ static char *pkg_key(const struct audit *a, const struct audit_pkg *p)
 {
 	const struct tg_limits *l = &a->o.limits;
 
-	return pkg_strf("%s\nlimits %llu %llu %u %u %u %llu", p->checksum,
+	return strf("%s\nlimits %llu %llu %u %u %u %llu", p->checksum,
 			(unsigned long long)l->max_input_size, (unsigned long long)l->max_module_size,
 			l->max_sections, l->max_symbols, l->max_modinfo,
 			(unsigned long long)l->max_symvers_size);
@@ -385,44 +385,44 @@ static bool complete(const struct audit *a, const struct audit_pkg *p)
 void audit_cache_store(struct audit *a, struct audit_pkg *p)
 {
 	const struct pkg_kfile *const *kf;
-	struct pkg_wbuf b = { 0 };
+	struct buf b = { 0 };
 	size_t n_kf, mine = 0;
 	char *key;
 
 	if (!a->cache || !complete(a, p) || !(key = pkg_key(a, p)))
 		return;
-	pkg_w_u32(&b, RECORD_VERSION);
-	pkg_w_str(&b, p->checksum);
-	pkg_w_str(&b, is_signed(p->sig) ? keyring(a) : NULL);
-	pkg_w_str(&b, p->name);
-	pkg_w_str(&b, p->nevra);
-	pkg_w_str(&b, p->license);
-	pkg_w_str(&b, p->sig_info);
-	pkg_w_u8(&b, (uint8_t)p->sig);
-	pkg_w_u8(&b, (uint8_t)(p->has_modules | p->oot_modules << 1 | p->has_kernel_files << 2));
-	pkg_w_u32(&b, (uint32_t)p->n_mods);
+	buf_put_u32(&b, RECORD_VERSION);
+	buf_put_str(&b, p->checksum);
+	buf_put_str(&b, is_signed(p->sig) ? keyring(a) : NULL);
+	buf_put_str(&b, p->name);
+	buf_put_str(&b, p->nevra);
+	buf_put_str(&b, p->license);
+	buf_put_str(&b, p->sig_info);
+	buf_put_u8(&b, (uint8_t)p->sig);
+	buf_put_u8(&b, (uint8_t)(p->has_modules | p->oot_modules << 1 | p->has_kernel_files << 2));
+	buf_put_u32(&b, (uint32_t)p->n_mods);
 	for (size_t i = 0; i < p->n_mods && !b.oom; i++) {
 		void *facts;
 		size_t flen;
 
-		pkg_w_str(&b, p->mods[i]->path);
+		buf_put_str(&b, p->mods[i]->path);
 		if (tg_module_facts_write(p->mods[i]->m, &facts, &flen) < 0) {
 			b.oom = true;
 			break;
 		}
-		pkg_w_bytes(&b, facts, flen);
+		buf_put_blob(&b, facts, flen);
 		free(facts);
 	}
 	n_kf = pkg_kernelset_files(a->ks, &kf);
 	for (size_t i = 0; i < n_kf; i++)
 		mine += kf[i]->owner == p;
-	pkg_w_u32(&b, (uint32_t)mine);
+	buf_put_u32(&b, (uint32_t)mine);
 	for (size_t i = 0; i < n_kf; i++) {
 		if (kf[i]->owner != p)
 			continue;
-		pkg_w_str(&b, kf[i]->path);
-		pkg_w_u8(&b, kf[i]->data != NULL);
-		pkg_w_bytes(&b, kf[i]->data, kf[i]->data ? kf[i]->len : 0);
+		buf_put_str(&b, kf[i]->path);
+		buf_put_u8(&b, kf[i]->data != NULL);
+		buf_put_blob(&b, kf[i]->data, kf[i]->data ? kf[i]->len : 0);
 	}
 	if (!b.oom)
 		pkg_cache_put(a->cache, "packages", key, b.p, b.n);

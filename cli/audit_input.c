@@ -42,72 +42,48 @@ static bool has_suffix(const char *s, const char *sfx)
 	return n >= l && !strcmp(s + n - l, sfx);
 }
 
-/* The names in @dir, sorted, as "dir/name"; NULL entries on ENOMEM. */
-static int dir_entries(const char *dir, char ***out, size_t *n_out)
+/* The names in @dir, sorted, as "dir/name". */
+static int dir_entries(const char *dir, struct strv *out)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	int r = 0;
 
-	*out = NULL;
-	*n_out = 0;
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			char **nv = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(char *));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			names = nv;
-		}
-		names[n++] = pkg_strf("%s/%s", dir, de->d_name);
-	}
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			r = strv_pushf(out, "%s/%s", dir, de->d_name);
 	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(char *), cmp_str);
-	*out = names;
-	*n_out = n;
+	if (out->n)
+		qsort(out->v, out->n, sizeof(char *), cmp_str);
 	return r;
-}
-
-static void strv_free_n(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static int walk_rpms(struct audit *a, const char *dir, int depth)
 {
-	char **names;
-	size_t n;
+	struct strv names = { 0 };
 	int r;
 
 	if (depth > 64)
 		return 0;
-	r = dir_entries(dir, &names, &n);
-	if (r < 0 && !names) {
+	r = dir_entries(dir, &names);
+	if (r < 0) {
 		cli_error("%s: %s", dir, strerror(-r));
+		strv_free(&names);
 		return r;
 	}
-	for (size_t i = 0; i < n && r == 0; i++) {
+	for (size_t i = 0; i < names.n && r == 0; i++) {
 		struct stat st;
 
-		if (!names[i] || lstat(names[i], &st) < 0)
+		if (lstat(names.v[i], &st) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
-			r = walk_rpms(a, names[i], depth + 1);
-		else if (has_suffix(names[i], ".rpm") && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-			r = add_rpm_file(a, names[i]);
+			r = walk_rpms(a, names.v[i], depth + 1);
+		else if (has_suffix(names.v[i], ".rpm") && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			r = add_rpm_file(a, names.v[i]);
 	}
-	strv_free_n(names, n);
+	strv_free(&names);
 	return r;
 }
 
@@ -133,7 +109,7 @@ static char *root_path(const struct audit *a, const char *path)
 {
 	const char *root = a->o.root && strcmp(a->o.root, "/") ? a->o.root : "";
 
-	return pkg_strf("%s%s", root, path);
+	return strf("%s%s", root, path);
 }
 
 /* /usr/lib/modules and /lib/modules are the same place on merged-/usr systems. */
@@ -145,30 +121,6 @@ static const char *norm_modpath(const char *p)
 static int cmp_norm(const void *x, const void *y)
 {
 	return strcmp(norm_modpath(*(char *const *)x), norm_modpath(*(char *const *)y));
-}
-
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static int strv_add(struct strv *sv, char *s)
-{
-	if (!s)
-		return -ENOMEM;
-	if (sv->n == sv->cap) {
-		size_t nc = sv->cap ? sv->cap * 2 : 64;
-		char **nv = realloc(sv->v, nc * sizeof(char *));
-
-		if (!nv) {
-			free(s);
-			return -ENOMEM;
-		}
-		sv->v = nv;
-		sv->cap = nc;
-	}
-	sv->v[sv->n++] = s;
-	return 0;
 }
 
 /* Module files (and links to them) below @rel inside the root; build/ and source/ are not followed. */
@@ -188,7 +140,7 @@ static void walk_modules(const struct audit *a, const char *rel, struct strv *ou
 
 		if (de->d_name[0] == '.')
 			continue;
-		child = pkg_strf("%s/%s", rel, de->d_name);
+		child = strf("%s/%s", rel, de->d_name);
 		cdisk = child ? root_path(a, child) : NULL;
 		if (cdisk && lstat(cdisk, &st) == 0) {
 			/* lstat: build/ and source/ are links into kernel trees, never walked */
@@ -196,7 +148,7 @@ static void walk_modules(const struct audit *a, const char *rel, struct strv *ou
 				walk_modules(a, child, out, depth + 1);
 			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 				 tg_module_file_name(de->d_name))
-				strv_add(out, strdup(child));
+				strv_push(out, child);
 		}
 		free(child);
 		free(cdisk);
@@ -237,7 +189,7 @@ static int add_unowned(struct audit *a)
 
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++)
-			if (strv_add(&owned, strdup(a->pkgs[i]->mods[j]->path)) < 0)
+			if (strv_push(&owned, a->pkgs[i]->mods[j]->path) < 0)
 				r = -ENOMEM;
 	if (owned.n)
 		qsort(owned.v, owned.n, sizeof(char *), cmp_norm);
@@ -271,8 +223,8 @@ static int add_unowned(struct audit *a)
 		if (!audit_pkg_add_module(unowned, key))
 			r = -ENOMEM;
 	}
-	strv_free_n(owned.v, owned.n);
-	strv_free_n(found.v, found.n);
+	strv_free(&owned);
+	strv_free(&found);
 	return r;
 }
 
@@ -291,7 +243,7 @@ static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
 	int fd = open(am->disk_path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		am->error = pkg_strf("cannot read: %s", strerror(errno));
+		am->error = strf("cannot read: %s", strerror(errno));
 		return;
 	}
 	am->not_module = pkg_module_from_fd(fd, am->path, lim, &am->m, &am->error) == 0;

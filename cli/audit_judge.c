@@ -37,7 +37,8 @@ size_t audit_kernel_carriers(struct audit *a, struct audit_pkg **todo)
 		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++) {
 			struct audit_module *m = a->pkgs[i]->mods[j];
 			char buf[256];
-			const char *rel = cli_module_release(&a->o, m->path, m->m, buf, sizeof(buf));
+			const char *rel = tg_target_release(a->o.kernel, m->path, m->m, buf,
+							   sizeof(buf));
 
 			m->release = rel ? strdup(rel) : NULL;
 		}
@@ -160,9 +161,17 @@ static int cmp_target(const void *x, const void *y)
 	return strcmp(a->release, b->release);
 }
 
-/* Every module into the set, with its kernel; the packages' target lists. */
-static int fill_set(struct audit *a, struct tg_ctx *ctx, struct loader *l, struct tg_set *set)
+/*
+ * Each module as an item to judge, and the packages' target lists (which
+ * kernel each package was judged against and where its exports came from).
+ * A target kernel that cannot be gathered stops the audit: its modules
+ * would be judged against nothing.
+ */
+static int fill_items(struct audit *a, struct tg_ctx *ctx, struct loader *l,
+		      struct tg_judge_item *items)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		struct audit_pkg *p = a->pkgs[i];
 
@@ -176,9 +185,10 @@ static int fill_set(struct audit *a, struct tg_ctx *ctx, struct loader *l, struc
 				return -EINVAL;
 			}
 			add_target(p, m->release, k, source_of(l, m->release));
-			if (tg_set_add(set, m->path, m->m, k, p->unowned ? NULL : p->name,
-				       m->error ? m->error : m->m ? NULL : "cannot read module") < 0)
-				return -ENOMEM;
+			items[n++] = (struct tg_judge_item){ .path = m->path, .m = m->m,
+							     .error = m->error,
+							     .release = m->release,
+							     .package = p->unowned ? NULL : p->name };
 		}
 		if (p->n_targets > 1)
 			qsort(p->targets, p->n_targets, sizeof(*p->targets), cmp_target);
@@ -218,29 +228,29 @@ static void distribute(struct audit *a, struct tg_verdict *v)
 int audit_judge(struct audit *a, struct tg_ctx *ctx)
 {
 	struct loader l = { a, NULL, 0 };
-	struct tg_set *set = tg_set_new(ctx);
+	struct tg_judge_item *items = NULL;
 	struct tg_verdict *v = NULL;
+	struct tg_error err = { 0 };
 	size_t n = 0;
 	int r = -ENOMEM;
 
-	if (!set)
-		return -ENOMEM;
+	for (size_t i = 0; i < a->n_pkgs; i++)
+		n += a->pkgs[i]->n_mods;
 	tg_ctx_set_kernel_loader(ctx, load_kernel, &l);
-	r = fill_set(a, ctx, &l, set);
+	if (!(items = calloc(n ? n : 1, sizeof(*items))) || !(v = calloc(n ? n : 1, sizeof(*v))))
+		goto out;
+	r = fill_items(a, ctx, &l, items);
 	if (r < 0)
 		goto out;
-	n = tg_set_count(set);
-	v = calloc(n ? n : 1, sizeof(*v));
-	r = v ? tg_set_predict(set, v) : -ENOMEM;
+	r = tg_judge(ctx, NULL, items, n, TG_JUDGE_KERNEL_STRICT, v, &err);
 	if (r == 0)
 		distribute(a, v);
-	else
-		for (size_t i = 0; v && i < n; i++)
-			tg_verdict_free_contents(&v[i]);
+	else if (r == -EINVAL)
+		cli_error("%s", err.msg);
 out:
 	tg_ctx_set_kernel_loader(ctx, NULL, NULL);	/* @l ends here; the kernels stay */
 	free(v);
-	tg_set_free(set);
+	free(items);
 	for (size_t i = 0; i < l.n; i++)
 		free(l.v[i].release);
 	free(l.v);

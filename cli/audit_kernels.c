@@ -56,7 +56,7 @@ static int find_kernels(struct audit *a)
 		struct dirent *e;
 
 		while (d && r == 0 && (e = readdir(d)) != NULL) {
-			char *p = pkg_strf("%s/%s", dir, e->d_name);
+			char *p = strf("%s/%s", dir, e->d_name);
 			struct stat sb;
 
 			if (e->d_name[0] != '.' && p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) &&
@@ -76,27 +76,29 @@ static int find_kernels(struct audit *a)
 static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit_krow *row)
 {
 	const struct tg_kernel *k = NULL;
+	struct tg_judge_item *items;
 	struct tg_error err = { 0 };
-	struct tg_set *set;
 	int r;
 
+	/* said once here; tg_judge() below meets the same failure and judges without it */
 	if (tg_ctx_kernel(ctx, row->release, &k, &err) < 0)
 		cli_error("kernel %s: %s", row->release, err.msg);
 	r = pkg_kupdate_modules(a->o.root, row->release, k ? k->symvers : NULL, ts, &a->o.limits,
 				&row->km, &row->n);
 	if (r < 0 || !row->n)
 		return r;
-	if (!(set = tg_set_new(ctx)) || !(row->v = calloc(row->n, sizeof(*row->v)))) {
-		tg_set_free(set);
+	items = calloc(row->n, sizeof(*items));
+	if (!items || !(row->v = calloc(row->n, sizeof(*row->v)))) {
+		free(items);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < row->n && r == 0; i++)
-		r = tg_set_add(set, row->km[i].path, row->km[i].m, k, row->km[i].owner,
-			       row->km[i].error);
-	if (r == 0)
-		r = tg_set_predict(set, row->v);
-	tg_set_free(set);
-	return r;
+	for (size_t i = 0; i < row->n; i++)
+		items[i] = (struct tg_judge_item){ .path = row->km[i].path, .m = row->km[i].m,
+						   .error = row->km[i].error,
+						   .package = row->km[i].owner };
+	r = tg_judge(ctx, row->release, items, row->n, 0, row->v, NULL);
+	free(items);
+	return r < 0 ? r : 0;
 }
 
 int audit_installed_kernels(struct audit *a, struct tg_ctx *ctx)

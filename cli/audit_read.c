@@ -177,14 +177,14 @@ static int open_pkg(rpmts ts, struct audit_pkg *p, struct pkg_file *pf, char **e
 		return pkg_file_open(ts, p->file, pf, error);
 	fd = open(p->file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		*error = pkg_strf("%s", strerror(errno));
+		*error = strf("%s", strerror(errno));
 		return -errno;
 	}
 	r = pkg_checksum_fd(fd, p->checksum, &why);
 	if (r == 0)
 		r = pkg_file_open_fd(ts, fd, p->file, pf, error);
 	else
-		*error = why ? pkg_strf("repository metadata: %s", why) : strdup(strerror(-r));
+		*error = why ? strf("repository metadata: %s", why) : strdup(strerror(-r));
 	free(why);
 	close(fd);
 	return r;

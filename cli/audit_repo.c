@@ -73,7 +73,7 @@ static int tmpdir_ready(struct audit *a)
 
 	if (a->tmpdir)
 		return 0;
-	dir = pkg_strf("%s/taintguard-audit.XXXXXX", base && *base ? base : "/tmp");
+	dir = strf("%s/taintguard-audit.XXXXXX", base && *base ? base : "/tmp");
 	if (!dir)
 		return -ENOMEM;
 	if (!mkdtemp(dir)) {
@@ -142,14 +142,14 @@ static char *local_file(const char *dir, const struct pkg_repo_pkg *e, char **er
 {
 	*error = NULL;
 	if (!e->base)
-		return pkg_strf("%s/%s", dir, e->location);
+		return strf("%s/%s", dir, e->location);
 	if (!strncmp(e->base, "file://", 7))
-		return pkg_strf("%s/%s", e->base + 7, e->location);
+		return strf("%s/%s", e->base + 7, e->location);
 	if (e->base[0] == '/')
-		return pkg_strf("%s/%s", e->base, e->location);
-	*error = pkg_strf("location %s%s is not local (audit the repository by its URL)", e->base,
+		return strf("%s/%s", e->base, e->location);
+	*error = strf("location %s%s is not local (audit the repository by its URL)", e->base,
 			  e->location);
-	return pkg_strf("%s%s", e->base, e->location);
+	return strf("%s%s", e->base, e->location);
 }
 
 /* "/" when @base does not end with one */
@@ -192,8 +192,8 @@ static int add_entries(struct audit *a, const struct pkg_repo_list *l, const cha
 		if (!rem && !(p->file = local_file(dir, e, &error)))
 			oom = true;
 		/* where the repository keeps it (a download may come from another mirror) */
-		if (rem && !(p->url = e->base ? pkg_strf("%s%s%s", e->base, slash(e->base), e->location)
-					      : pkg_strf("%s%s%s", pkg_remote_base(rem->r),
+		if (rem && !(p->url = e->base ? strf("%s%s%s", e->base, slash(e->base), e->location)
+					      : strf("%s%s%s", pkg_remote_base(rem->r),
 							 slash(pkg_remote_base(rem->r)), e->location)))
 			oom = true;
 		if (oom) {
@@ -261,7 +261,7 @@ int audit_repo_remote(struct audit *a, const char *url, enum pkg_remote_kind kin
 		return r;
 	nv = realloc(a->remotes, (a->n_remotes + 1) * sizeof(*nv));
 	rem = calloc(1, sizeof(*rem));
-	dest = pkg_strf("%s/%zu", a->tmpdir, a->n_remotes);
+	dest = strf("%s/%zu", a->tmpdir, a->n_remotes);
 	if (nv)
 		a->remotes = nv;
 	if (!nv || !rem || !dest || !(rem->url = strdup(url))) {

@@ -445,7 +445,7 @@ int report_junit(const struct audit *a, FILE *out)
 		snprintf(n, sizeof(n), "%zu", p->n_mods);
 		prop(out, "modules", n);
 		for (size_t k = 0; k < p->n_targets; k++) {
-			char *v = pkg_strf("%s %s", p->targets[k].release ? p->targets[k].release : "unknown",
+			char *v = strf("%s %s", p->targets[k].release ? p->targets[k].release : "unknown",
 					    p->targets[k].symvers ? p->targets[k].symvers : "(no symvers)");
 
 			prop(out, "kernel", v);
@@ -573,7 +573,7 @@ int report_sarif(const struct audit *a, FILE *out)
 		if (!strcmp(rules[k].id, "read-error"))
 			jstr(out, "a package or module could not be read (integrity or format error)");
 		else {
-			char *d = pkg_strf("taintguard policy rule '%s'", rules[k].id);
+			char *d = strf("taintguard policy rule '%s'", rules[k].id);
 
 			jstr(out, d ? d : rules[k].id);
 			free(d);
@@ -599,7 +599,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			fprintf(out, "\"ruleId\": \"read-error\", \"ruleIndex\": %zu, \"level\": \"error\", "
 				"\"message\": {\"text\": ", ri);
 			{
-				char *msg = pkg_strf("%s: %s", pkg_label(p), p->error);
+				char *msg = strf("%s: %s", pkg_label(p), p->error);
 
 				jstr(out, msg ? msg : p->error);
 				free(msg);
@@ -631,9 +631,9 @@ int report_sarif(const struct audit *a, FILE *out)
 			fprintf(out, ", \"ruleIndex\": %zu, \"level\": \"%s\", \"message\": {\"text\": ", ri,
 				v->error || v->action == TG_ACTION_DENY ? "error" : "warning");
 			if (v->error)
-				msg = pkg_strf("%s (%s): cannot be read: %s", v->path, pkg_label(p), v->error);
+				msg = strf("%s (%s): cannot be read: %s", v->path, pkg_label(p), v->error);
 			else
-				msg = pkg_strf("%s (%s): %s, taint %s%s%s%s", v->path, pkg_label(p),
+				msg = strf("%s (%s): %s, taint %s%s%s%s", v->path, pkg_label(p),
 						tg_action_name(v->action),
 						tg_taint_string(v->taint_kernel, t, sizeof(t)),
 						v->loads ? "" : ", refused by the kernel",
@@ -646,7 +646,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			jstr(out, v->module ? v->module : v->path);
 			fputs(", \"fullyQualifiedName\": ", out);
 			{
-				char *fq = pkg_strf("%s:%s", p->nevra ? p->nevra : "", v->path);
+				char *fq = strf("%s:%s", p->nevra ? p->nevra : "", v->path);
 
 				jstr(out, fq ? fq : v->path);
 				free(fq);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "paths.h"
+#include "strv.h"
 #include "taintguard.h"
 
 /* Exit codes (documented in --help and taintguard(1)); stable for scripts. */
@@ -54,24 +56,14 @@ int cli_parse_format(const char *s, enum tg_format *f);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * The policy named by --policy, or the installed default, or (nothing
- * installed) the built-in policy; NULL after saying why on stderr.
+ * A judging context from the options (limits, jobs, root, kernel files) and
+ * the policy named by --policy, or the installed default, or (nothing
+ * installed) the built-in one: tg_policy_open().  NULL after saying why.
  */
-struct tg_policy *cli_load_policy(const struct cli_opts *o);
-/* A judging context from the options (limits, jobs, root, kernel files, policy). */
 struct tg_ctx *cli_ctx_new(const struct cli_opts *o);
 
-/* Release a module targets: --kernel, else its path, else its vermagic. */
-const char *cli_module_release(const struct cli_opts *o, const char *path,
-			       const struct tg_module *m, char *buf, size_t len);
-
-/* Expand directories into module files (sorted, recursive). */
-struct file_list {
-	char **v;
-	size_t n, cap;
-};
-int file_list_collect(struct file_list *fl, const char *path, bool explicit_file);
-void file_list_free(struct file_list *fl);
+/* Expand directories into module files (sorted, recursive), appended to @fl. */
+int file_list_collect(struct strv *fl, const char *path, bool explicit_file);
 
 /* Worst action -> exit code. */
 int cli_exit_for(enum tg_action worst, bool had_error);

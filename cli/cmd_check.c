@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* taintguard check: predict the kernel's verdict on module files. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,29 +78,23 @@ static int print_verdicts(const struct cli_opts *o, struct tg_verdict *v, size_t
 /* Judge all opened items as one set; returns the exit code. */
 static int judge(const struct cli_opts *o, struct tg_ctx *ctx, struct item *items, size_t n)
 {
-	struct tg_set *set = tg_set_new(ctx);
+	struct tg_judge_item *ji = calloc(n ? n : 1, sizeof(*ji));
 	struct tg_verdict *v = calloc(n ? n : 1, sizeof(*v));
 	enum tg_action worst = TG_ACTION_ALLOW;
+	struct tg_error err = { 0 };
 	bool had_error = false;
-	int rc = TG_EXIT_ERROR;
+	int r, rc = TG_EXIT_ERROR;
 
-	if (!set || !v)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		char buf[256];
-		const char *rel = cli_module_release(o, items[i].path, items[i].m, buf, sizeof(buf));
-		const struct tg_kernel *k = NULL;
-		struct tg_error err = { 0 };
-
-		if (tg_ctx_kernel(ctx, rel, &k, &err) < 0) {
-			cli_error("%s", err.msg);
-			goto out;
-		}
-		if (tg_set_add(set, items[i].path, items[i].m, k, NULL, items[i].error) < 0)
-			goto out;
-	}
-	if (tg_set_predict(set, v) < 0) {
+	if (!ji || !v) {
 		cli_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		ji[i] = (struct tg_judge_item){ .path = items[i].path, .m = items[i].m,
+						.error = items[i].error };
+	r = tg_judge(ctx, o->kernel, ji, n, TG_JUDGE_KERNEL_STRICT, v, &err);
+	if (r < 0) {
+		cli_error("%s", r == -ENOMEM ? "out of memory" : err.msg);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -117,7 +112,7 @@ out:
 	for (size_t i = 0; v && i < n; i++)
 		tg_verdict_free_contents(&v[i]);
 	free(v);
-	tg_set_free(set);
+	free(ji);
 	return rc;
 }
 
@@ -128,7 +123,7 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct file_list fl = { 0 };
+	struct strv fl = { 0 };
 	struct cli_opts o;
 	struct tg_ctx *ctx = NULL;
 	struct item *items = NULL;
@@ -178,6 +173,6 @@ out:
 	}
 	free(items);
 	tg_ctx_free(ctx);
-	file_list_free(&fl);
+	strv_free(&fl);
 	return rc;
 }

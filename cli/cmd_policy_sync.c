@@ -18,11 +18,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "strv.h"
 
 #define MAX_LIST 256
 
 struct diff {
-	struct tg_strv_lite { char **v; size_t n; } add_ft, drop_ft, scope_ft, add_lic, drop_lic;
+	struct strv add_ft, drop_ft, scope_ft, add_lic, drop_lic;
 };
 
 static void sync_usage(FILE *out)
@@ -37,29 +38,10 @@ static void sync_usage(FILE *out)
 	      "left for a human), 3 error.\n", out);
 }
 
-static void push(struct tg_strv_lite *l, const char *s)
-{
-	char **nv = realloc(l->v, (l->n + 1) * sizeof(char *));
-
-	if (nv && (nv[l->n] = strdup(s))) {
-		l->v = nv;
-		l->n++;
-	} else if (nv) {
-		l->v = nv;
-	}
-}
-
-static void lite_free(struct tg_strv_lite *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
-
 static void diff_free(struct diff *d)
 {
-	lite_free(&d->add_ft), lite_free(&d->drop_ft), lite_free(&d->scope_ft);
-	lite_free(&d->add_lic), lite_free(&d->drop_lic);
+	strv_free(&d->add_ft), strv_free(&d->drop_ft), strv_free(&d->scope_ft);
+	strv_free(&d->add_lic), strv_free(&d->drop_lic);
 }
 
 static const struct tg_kernel_source_taint *ks_find(const struct tg_kernel_source *ks, const char *n)
@@ -92,19 +74,19 @@ static void compare(const struct tg_policy *p, const struct tg_kernel_source *ks
 		const struct tg_forced_taint *pe = tg_policy_forced_taint(p, kv, ks->forced[i].name);
 
 		if (!pe || pe->advisory)
-			push(&d->add_ft, ks->forced[i].name);
+			strv_push(&d->add_ft, ks->forced[i].name);
 		else if (pe->module_scope != ks->forced[i].module_scope)
-			push(&d->scope_ft, ks->forced[i].name);
+			strv_push(&d->scope_ft, ks->forced[i].name);
 	}
 	for (size_t i = 0; i < nft; i++)
 		if (!ks_find(ks, ft[i]->name))
-			push(&d->drop_ft, ft[i]->name);
+			strv_push(&d->drop_ft, ft[i]->name);
 	for (size_t i = 0; i < ks->n_licenses; i++)
 		if (!tg_policy_license_gpl_compatible(p, kv, ks->licenses[i]))
-			push(&d->add_lic, ks->licenses[i]);
+			strv_push(&d->add_lic, ks->licenses[i]);
 	for (size_t i = 0; i < nlic; i++)
 		if (!ks_has_license(ks, lic[i]))
-			push(&d->drop_lic, lic[i]);
+			strv_push(&d->drop_lic, lic[i]);
 }
 
 /* ------------------------------------------------------------- writing */

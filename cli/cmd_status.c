@@ -124,12 +124,11 @@ static int str_cmp(const void *a, const void *b)
  * malloc'ed into *@why_buf).
  */
 static const char *rpm_query(const char *rpm, const char *root, const char *dbpath,
-			     char **names, size_t n, char ***installed, size_t *ni, size_t *icap,
-			     char **why_buf)
+			     char **names, size_t n, struct strv *installed, char **why_buf)
 {
 	char **argv = calloc(n + 12, sizeof(char *));
 	char *out = NULL, *line, *next;
-	size_t len, a = 0, missing = 0, ni0 = *ni;
+	size_t len, a = 0, missing = 0, ni0 = installed->n;
 	int st;
 
 	if (!argv)
@@ -182,25 +181,13 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 			free(out);
 			return *why_buf ? *why_buf : "rpm -q failed";
 		}
-		if (*ni == *icap) {
-			char **nv = realloc(*installed, (*icap ? *icap * 2 : 64) * sizeof(char *));
-
-			if (!nv) {
-				free(out);
-				return "out of memory";
-			}
-			*installed = nv;
-			*icap = *icap ? *icap * 2 : 64;
-		}
-		(*installed)[*ni] = strdup(line + strlen(RPM_MARK));
-		if (!(*installed)[*ni]) {
+		if (strv_push(installed, line + strlen(RPM_MARK)) < 0) {
 			free(out);
 			return "out of memory";
 		}
-		(*ni)++;
 	}
 	/* every name gets a line: "not installed", or one per installed version */
-	if (missing + (*ni - ni0) < n) {
+	if (missing + (installed->n - ni0) < n) {
 		free(out);
 		return "rpm -q did not answer for every package";
 	}
@@ -224,8 +211,9 @@ static const char *rpm_query(const char *rpm, const char *root, const char *dbpa
 static void rpm_check(struct entry *e, size_t n, const char *root, const char *dbpath,
 		      char **why_buf)
 {
-	char *rpm = NULL, **names = NULL, **installed = NULL;
-	size_t nn = 0, ni = 0, icap = 0;
+	char *rpm = NULL, **names = NULL;
+	struct strv installed = { 0 };
+	size_t nn = 0;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < n; i++)
@@ -254,9 +242,9 @@ static void rpm_check(struct entry *e, size_t n, const char *root, const char *d
 	}
 	for (size_t i = 0; !why && i < nn; i += RPM_BATCH)
 		why = rpm_query(rpm, root, dbpath, names + i, nn - i < RPM_BATCH ? nn - i : RPM_BATCH,
-				&installed, &ni, &icap, why_buf);
-	if (!why && ni)
-		qsort(installed, ni, sizeof(char *), str_cmp);
+				&installed, why_buf);
+	if (!why && installed.n)
+		qsort(installed.v, installed.n, sizeof(char *), str_cmp);
 	if (why)
 		cli_error("cannot tell which rpm packages are installed: %s; their records are shown as not checked",
 			  why);
@@ -271,12 +259,10 @@ static void rpm_check(struct entry *e, size_t n, const char *root, const char *d
 			continue;
 		}
 		key = e[i].rec->package;
-		e[i].state = ni && bsearch(&key, installed, ni, sizeof(char *), str_cmp) ? ST_INSTALLED
-										     : ST_STALE;
+		e[i].state = installed.n && bsearch(&key, installed.v, installed.n, sizeof(char *), str_cmp)
+				     ? ST_INSTALLED : ST_STALE;
 	}
-	for (size_t i = 0; i < ni; i++)
-		free(installed[i]);
-	free(installed);
+	strv_free(&installed);
 	free(names);
 	free(rpm);
 }

@@ -89,30 +89,11 @@ int cli_common_option(struct cli_opts *o, int opt, const char *arg)
 	return 0;
 }
 
-struct tg_policy *cli_load_policy(const struct cli_opts *o)
-{
-	const char *path = o->policy ? o->policy : tg_policy_default_path();
-	struct tg_policy *p = NULL;
-	struct tg_error err = { 0 };
-
-	/*
-	 * Run from a build tree (nothing installed): the built-in policy is the
-	 * default policy compiled in.  A policy named with --policy or installed
-	 * but unreadable is an error, never silently replaced.
-	 */
-	if (!o->policy && access(path, F_OK) != 0 && errno == ENOENT)
-		return (struct tg_policy *)tg_policy_builtin();
-	if (tg_policy_load_path(path, &o->limits, &p, &err) < 0) {
-		cli_error("%s", err.msg);
-		return NULL;
-	}
-	return p;
-}
-
 struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 {
 	struct tg_ctx *ctx = NULL;
-	struct tg_policy *p;
+	struct tg_policy *p = NULL;
+	struct tg_error err = { 0 };
 
 	if (tg_ctx_new(&ctx) < 0 || tg_ctx_set_root(ctx, o->root) < 0 ||
 	    tg_ctx_set_kernel_files(ctx, o->symvers, o->config) < 0) {
@@ -122,8 +103,9 @@ struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 	}
 	*tg_ctx_limits(ctx) = o->limits;
 	tg_ctx_set_jobs(ctx, o->jobs);
-	p = cli_load_policy(o);
-	if (!p) {
+	/* run from a build tree, nothing installed: the default compiled in */
+	if (tg_policy_open(o->policy, &o->limits, TG_POLICY_BUILTIN_IF_ABSENT, &p, &err) < 0) {
+		cli_error("%s", err.msg[0] ? err.msg : "out of memory");
 		tg_ctx_free(ctx);
 		return NULL;
 	}
@@ -131,44 +113,14 @@ struct tg_ctx *cli_ctx_new(const struct cli_opts *o)
 	return ctx;
 }
 
-const char *cli_module_release(const struct cli_opts *o, const char *path,
-			       const struct tg_module *m, char *buf, size_t len)
-{
-	const char *vm;
-
-	if (o->kernel)
-		return o->kernel;
-	if (path && tg_kernel_release_from_path(path, buf, len) == 0)
-		return buf;
-	vm = m ? tg_module_get(m, "vermagic") : NULL;
-	if (vm && tg_kernel_release_from_vermagic(vm, buf, len) == 0)
-		return buf;
-	return NULL;
-}
-
 /* ------------------------------------------------------------ file list */
-
-static int push(struct file_list *fl, const char *p)
-{
-	if (fl->n == fl->cap) {
-		size_t ncap = fl->cap ? fl->cap * 2 : 64;
-		char **nv = realloc(fl->v, ncap * sizeof(char *));
-
-		if (!nv)
-			return -ENOMEM;
-		fl->v = nv;
-		fl->cap = ncap;
-	}
-	fl->v[fl->n] = strdup(p);
-	return fl->v[fl->n++] ? 0 : -ENOMEM;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(struct file_list *fl, const char *dir, int depth)
+static int walk(struct strv *fl, const char *dir, int depth)
 {
 	struct dirent *de;
 	size_t start = fl->n;
@@ -198,7 +150,7 @@ static int walk(struct file_list *fl, const char *dir, int depth)
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			r = walk(fl, p, depth + 1);
 		else if (tg_module_file_name(de->d_name))
-			r = push(fl, p);
+			r = strv_push(fl, p);
 		free(p);
 	}
 	closedir(d);
@@ -207,7 +159,7 @@ static int walk(struct file_list *fl, const char *dir, int depth)
 	return r;
 }
 
-int file_list_collect(struct file_list *fl, const char *path, bool explicit_file)
+int file_list_collect(struct strv *fl, const char *path, bool explicit_file)
 {
 	struct stat st;
 
@@ -218,15 +170,7 @@ int file_list_collect(struct file_list *fl, const char *path, bool explicit_file
 	if (S_ISDIR(st.st_mode))
 		return walk(fl, path, 0);
 	(void)explicit_file;
-	return push(fl, path);
-}
-
-void file_list_free(struct file_list *fl)
-{
-	for (size_t i = 0; i < fl->n; i++)
-		free(fl->v[i]);
-	free(fl->v);
-	memset(fl, 0, sizeof(*fl));
+	return strv_push(fl, path);
 }
 
 int cli_exit_for(enum tg_action worst, bool had_error)

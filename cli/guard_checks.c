@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "guard_status.h"
+#include "strf.h"
 
 static void check_set(struct status_check *c, enum guard_state s, char *file, const char *fmt,
 		      ...) __attribute__((format(printf, 4, 5)));
@@ -57,7 +58,7 @@ static bool integrity(struct gs_ctx *g, const char *path, char **owner, char **w
 	*why = NULL;
 	if (rf) {
 		if (gs_digest(g->root, path, d) < 0 || strcmp(d, rf->digest)) {
-			*why = gs_strf("%s changed since it was accepted", path);
+			*why = strf("%s changed since it was accepted", path);
 			return false;
 		}
 		return true;
@@ -65,7 +66,7 @@ static bool integrity(struct gs_ctx *g, const char *path, char **owner, char **w
 	if (!*owner)
 		*owner = gs_owner_of(g, path);
 	if (gs_ours(*owner) && (v = gs_verify_file(g, *owner, path, why)) == 0) {
-		char *w = gs_strf("%s: %s since package %s installed it", path, *why, *owner);
+		char *w = strf("%s: %s since package %s installed it", path, *why, *owner);
 
 		free(*why);
 		*why = w;
@@ -88,7 +89,7 @@ void gs_check_plugin(struct gs_ctx *g, struct status_check *c)
 		check_set(c, GS_UNKNOWN, NULL, "cannot ask rpm: %s", g->rpm_error ? g->rpm_error : "?");
 		return;
 	}
-	so = *g->plugindir ? gs_strf("%s/taintguard.so", g->plugindir) : NULL;
+	so = *g->plugindir ? strf("%s/taintguard.so", g->plugindir) : NULL;
 	if (!plugin_expected(g, so)) {
 		check_set(c, GS_ABSENT, NULL, "the rpm plugin is not installed");
 		free(so);
@@ -260,23 +261,20 @@ void gs_check_policy(struct gs_ctx *g, struct status_check *c)
 }
 
 /* The framework files dkms reads, in its order (framework.conf, then framework.conf.d/ *.conf). */
-static int framework_files(const char *root, char ***v, size_t *n)
+static int framework_files(const char *root, struct strv *v)
 {
 	char pat[PATH_MAX];
-	size_t cap = 0;
 	glob_t gl;
 	int r = 0;
 
-	*v = NULL;
-	*n = 0;
 	if (gs_exists(root, GS_FRAMEWORK))
-		r = guard_strv_push(v, n, &cap, GS_FRAMEWORK);
+		r = strv_push(v, GS_FRAMEWORK);
 	snprintf(pat, sizeof(pat), "%s/etc/dkms/framework.conf.d/*.conf", root);
 	memset(&gl, 0, sizeof(gl));
 	if (r == 0 && glob(pat, 0, NULL, &gl) == 0) {
 		qsort(gl.gl_pathv, gl.gl_pathc, sizeof(char *), gs_path_cmp);
 		for (size_t i = 0; i < gl.gl_pathc && r == 0; i++)
-			r = guard_strv_push(v, n, &cap, gl.gl_pathv[i] + strlen(root));
+			r = strv_push(v, gl.gl_pathv[i] + strlen(root));
 	}
 	globfree(&gl);
 	return r;
@@ -304,28 +302,28 @@ static void assigned(const char *text, const char *var, char *out, size_t size)
 
 void gs_check_dkms(struct gs_ctx *g, struct status_check *c)
 {
-	char **fw = NULL, full[PATH_MAX], *why = NULL, *owner = NULL;
+	char full[PATH_MAX], *why = NULL, *owner = NULL;
+	struct strv fw = { 0 };
 	const char *last_sign = NULL;
 	bool ours_last = false;
-	size_t n = 0;
 
 	if (!g->rec.dkms && !gs_exists(g->root, GS_SNIPPET) && !gs_exists(g->root, GS_HOOK)) {
 		check_set(c, GS_ABSENT, NULL, "the DKMS hook is not installed");
 		return;
 	}
-	if (framework_files(g->root, &fw, &n) < 0) {
+	if (framework_files(g->root, &fw) < 0) {
 		check_set(c, GS_UNKNOWN, NULL, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < fw.n; i++) {
 		char *text = NULL, val[64];
 		size_t len = 0;
 		unsigned line;
 
-		snprintf(full, sizeof(full), "%s%s", g->root, fw[i]);
+		snprintf(full, sizeof(full), "%s%s", g->root, fw.v[i]);
 		if (guard_read_file(full, &text, &len) < 0)
 			continue;
-		if (!strcmp(fw[i], GS_SNIPPET)) {
+		if (!strcmp(fw.v[i], GS_SNIPPET)) {
 			if (guard_shell_mention(text, len, "sign_file", false)) {
 				last_sign = GS_SNIPPET;
 				ours_last = true;
@@ -334,16 +332,16 @@ void gs_check_dkms(struct gs_ctx *g, struct status_check *c)
 			continue;
 		}
 		if ((line = guard_shell_mention(text, len, "sign_file", false))) {
-			last_sign = fw[i];
+			last_sign = fw.v[i];
 			ours_last = false;
 		}
 		assigned(text, "try_sign_modules", val, sizeof(val));
 		if (!strcmp(val, "false")) {
-			check_set(c, GS_DOWN, strdup(fw[i]), "try_sign_modules=false: dkms 3.3+ never "
+			check_set(c, GS_DOWN, strdup(fw.v[i]), "try_sign_modules=false: dkms 3.3+ never "
 				  "calls sign_file, taintguard's DKMS hook");
 			c->line = guard_shell_mention(text, len, "try_sign_modules", false);
 		} else if ((line = guard_shell_mention(text, len, "DKMS_DIRECTIVE", true))) {
-			check_set(c, GS_DOWN, strdup(fw[i]), "it touches DKMS_DIRECTIVE_*, which carry "
+			check_set(c, GS_DOWN, strdup(fw.v[i]), "it touches DKMS_DIRECTIVE_*, which carry "
 				  "taintguard's PRE_INSTALL check");
 			c->line = line;
 		}
@@ -403,5 +401,5 @@ void gs_check_dkms(struct gs_ctx *g, struct status_check *c)
 out:
 	free(why);
 	free(owner);
-	guard_strv_free(fw, n);
+	strv_free(&fw);
 }

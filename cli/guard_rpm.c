@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "guard_status.h"
+#include "strf.h"
 
 /* rpm ARGS...: its output, or NULL with @why set. */
 static char *rpm_run(struct gs_ctx *g, const char *const *args, int *status, char **why)
@@ -28,7 +29,7 @@ static char *rpm_run(struct gs_ctx *g, const char *const *args, int *status, cha
 	st = cli_run_capture((char *const *)argv, &out, &len);
 	if (st < 0 || WIFSIGNALED(st)) {
 		free(out);
-		*why = gs_strf("rpm could not be run%s%s", st < 0 ? ": " : "",
+		*why = strf("rpm could not be run%s%s", st < 0 ? ": " : "",
 			    st < 0 ? strerror(-st) : "");
 		return NULL;
 	}
@@ -80,7 +81,7 @@ char *gs_owner_of(struct gs_ctx *g, const char *path)
 	}
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "TGV-OWNER ", 10)) {
-			char *n = res ? gs_strf("%s, %s", res, line + 10) : strdup(line + 10);
+			char *n = res ? strf("%s, %s", res, line + 10) : strdup(line + 10);
 
 			free(res);
 			res = n;
@@ -176,11 +177,11 @@ static int ask_macro_path(struct gs_ctx *g)
 	}
 	/* rpm in the root would read its own files: the same list, below ROOT ("~": its /root) */
 	for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
-		char *n = gs_strf("%s%s%s%s", res ? res : "", res ? ":" : "", g->root,
+		char *n = strf("%s%s%s%s", res ? res : "", res ? ":" : "", g->root,
 			       t[0] == '~' ? "" : t);
 
 		if (n && t[0] == '~') {
-			char *m = gs_strf("%s/root%s", n, t + 1);
+			char *m = strf("%s/root%s", n, t + 1);
 
 			free(n);
 			n = m;
@@ -223,7 +224,7 @@ static int ask_macros(struct gs_ctx *g)
 	if (st != 0 || !strstr(out, "TGV-P ")) {
 		char *nl = strchr(out, '\n');
 
-		g->rpm_error = gs_strf("rpm --eval failed: %.*s", nl ? (int)(nl - out) : 200, out);
+		g->rpm_error = strf("rpm --eval failed: %.*s", nl ? (int)(nl - out) : 200, out);
 		free(out);
 		return -EIO;
 	}
@@ -263,9 +264,9 @@ static int read_macro_files(struct gs_ctx *g)
 		/* one entry: %{_target} and ~ as rpm expands them */
 		if (guard_places_set_macro_path(&pl, t, target ? target : "", getenv("HOME")) < 0)
 			continue;
-		for (size_t e = 0; e < pl.n_macro && r == 0; e++) {
+		for (size_t e = 0; e < pl.macro.n && r == 0; e++) {
 			memset(&gl, 0, sizeof(gl));
-			if (glob(pl.macro[e], 0, NULL, &gl) != 0) {
+			if (glob(pl.macro.v[e], 0, NULL, &gl) != 0) {
 				globfree(&gl);
 				continue;
 			}

@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <openssl/evp.h>
 
 #include "guard_status.h"
+#include "hex.h"
 
 void gs_record_free(struct gs_record *r)
 {
@@ -112,18 +112,6 @@ int gs_record_add_digest(const char *root, FILE *f, const char *path)
 
 /* ------------------------------------------------------------ small helpers */
 
-char *gs_strf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 bool gs_exists(const char *root, const char *path)
 {
 	char p[PATH_MAX];
@@ -133,7 +121,6 @@ bool gs_exists(const char *root, const char *path)
 	return stat(p, &st) == 0;
 }
 
-/* sha256 of ROOT@path as 64 hex digits; -errno. */
 int gs_digest(const char *root, const char *path, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -147,8 +134,8 @@ int gs_digest(const char *root, const char *path, char out[65])
 		return r;
 	r = EVP_Digest(text, len, md, &mdlen, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
 	free(text);
-	for (unsigned i = 0; r == 0 && i < mdlen && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	if (r == 0)
+		hex_lower(out, md, mdlen < 32 ? mdlen : 32);
 	return r;
 }
 

@@ -9,7 +9,7 @@
  *   guard_checks.c  the four checks: plugin, mode, dkms, policy
  *   status_guard.c  taintguard status (the checks) and status --accept
  *
- * Calls go one way, down this list from the bottom.  Not a library.
+ * Calls go one way, up this list: each file uses only those above it.
  */
 #ifndef TG_GUARD_STATUS_H
 #define TG_GUARD_STATUS_H
@@ -19,19 +19,6 @@
 
 #include "cli.h"
 #include "guard.h"
-
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/local/share/taintguard"
-#endif
-#ifndef TG_LIBEXECDIR
-#define TG_LIBEXECDIR "/usr/local/libexec/taintguard"
-#endif
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
 
 #define GS_RECORD TG_LOCALSTATEDIR "/guard.conf"
 #define GS_RECORD_FORMAT "taintguard-guard/1"
@@ -59,7 +46,7 @@ struct gs_record {
 	size_t n_files;
 };
 
-/* ROOT/var/lib/taintguard/guard.conf into @r (not present: r->present false); -errno with @err. */
+/* ROOT/var/lib/taintguard/guard.conf into @r (not there: r->present false); -errno with @err. */
 int gs_record_read(const char *root, struct gs_record *r, char *err, size_t errlen);
 void gs_record_free(struct gs_record *r);
 /* The accepted digest of @path, or NULL. */
@@ -69,7 +56,6 @@ int gs_record_add_digest(const char *root, FILE *f, const char *path);
 /* sha256 of ROOT@path as 64 hex digits; -errno. */
 int gs_digest(const char *root, const char *path, char out[65]);
 bool gs_exists(const char *root, const char *path);
-char *gs_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* qsort() of paths (char *) in byte order, as rpm and dkms glob them. */
 int gs_path_cmp(const void *a, const void *b);
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "guard_status.h"
+#include "strf.h"
 
 void status_checks_free(struct status_check *c, size_t n)
 {
@@ -121,7 +122,7 @@ int status_guard_accept(const char *root, const char *dbpath)
 	if (g.evaluated) {
 		gs_check_plugin(&g, &plugin);
 		if (plugin.state != GS_ABSENT) {
-			char *so = gs_strf("%s/taintguard.so", g.plugindir);
+			char *so = strf("%s/taintguard.so", g.plugindir);
 			const char *opts = g.transaction + strspn(g.transaction, " \t");
 
 			opts += strcspn(opts, " \t");
@@ -161,4 +162,3 @@ int status_guard_accept(const char *root, const char *dbpath)
 	gs_ctx_free(&g);
 	return r;
 }
-

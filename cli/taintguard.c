@@ -12,10 +12,6 @@
 
 #include "cli.h"
 
-#ifndef TG_LIBEXECDIR
-#define TG_LIBEXECDIR "/usr/local/libexec/taintguard"
-#endif
-
 /*
  * Run taintguard-audit: the one next to this program first (a build tree,
  * or a package that puts both in one directory), else the installed one.

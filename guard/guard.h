@@ -28,6 +28,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "paths.h"
+#include "strv.h"
+
 /* Largest file read as a macro, rpmrc or dkms file (rpm reads any size; we refuse more). */
 #define GUARD_MAX_FILE (16u << 20)
 
@@ -77,8 +80,7 @@ struct guard_mfile {
 
 /* The names whose definitions decide whether and how the plugin runs. */
 struct guard_names {
-	char **v;
-	size_t n, cap;
+	struct strv names;
 };
 /*
  * The plugin's names: __transaction_taintguard, __plugindir and every
@@ -127,14 +129,11 @@ const char *guard_kind_name(enum guard_kind k);
 /* Where the files are, for one system (all absolute, without a --root prefix). */
 struct guard_places {
 	/* rpm's macro path in load order, %{_target} and ~ expanded: globs */
-	char **macro;
-	size_t n_macro;
-	char **rpmrc;		/* rpmrc files (globs) */
-	size_t n_rpmrc;
+	struct strv macro;
+	struct strv rpmrc;	/* rpmrc files (globs) */
 	char *plugindir;	/* %{__plugindir} */
 	/* taintguard's own: "DIR/" for a directory and all below, else a file */
-	char **own;
-	size_t n_own;
+	struct strv own;
 };
 /*
  * Fill the parts that do not come from rpm: dkms's places are fixed,
@@ -206,7 +205,5 @@ const char *guard_dkms_conf_reason(const char *text, size_t len, char *buf, size
 
 /* Read @path whole (following links, as rpm and dkms do), at most GUARD_MAX_FILE bytes. */
 int guard_read_file(const char *path, char **text, size_t *len);
-int guard_strv_push(char ***v, size_t *n, size_t *cap, const char *s);
-void guard_strv_free(char **v, size_t n);
 
 #endif

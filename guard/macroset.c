@@ -13,39 +13,11 @@
 
 #define PLUGIN_PREFIX "_taintguard_"
 
-int guard_strv_push(char ***v, size_t *n, size_t *cap, const char *s)
-{
-	char *copy = strdup(s);
-
-	if (!copy)
-		return -ENOMEM;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		char **nv = realloc(*v, nc * sizeof(**v));
-
-		if (!nv) {
-			free(copy);
-			return -ENOMEM;
-		}
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = copy;
-	return 0;
-}
-
-void guard_strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 int guard_names_init(struct guard_names *nm)
 {
 	memset(nm, 0, sizeof(*nm));
-	if (guard_strv_push(&nm->v, &nm->n, &nm->cap, "__transaction_taintguard") < 0 ||
-	    guard_strv_push(&nm->v, &nm->n, &nm->cap, "__plugindir") < 0) {
+	if (strv_push(&nm->names, "__transaction_taintguard") < 0 ||
+	    strv_push(&nm->names, "__plugindir") < 0) {
 		guard_names_free(nm);
 		return -ENOMEM;
 	}
@@ -54,7 +26,7 @@ int guard_names_init(struct guard_names *nm)
 
 void guard_names_free(struct guard_names *nm)
 {
-	guard_strv_free(nm->v, nm->n);
+	strv_free(&nm->names);
 	memset(nm, 0, sizeof(*nm));
 }
 
@@ -62,8 +34,8 @@ bool guard_names_match(const struct guard_names *nm, const char *name, size_t le
 {
 	if (len > strlen(PLUGIN_PREFIX) && !strncmp(name, PLUGIN_PREFIX, strlen(PLUGIN_PREFIX)))
 		return true;
-	for (size_t i = 0; i < nm->n; i++)
-		if (strlen(nm->v[i]) == len && !memcmp(nm->v[i], name, len))
+	for (size_t i = 0; i < nm->names.n; i++)
+		if (strlen(nm->names.v[i]) == len && !memcmp(nm->names.v[i], name, len))
 			return true;
 	return false;
 }
@@ -161,15 +133,11 @@ struct refs {
 static int on_ref(void *ctx, const char *name, size_t len)
 {
 	struct refs *r = ctx;
-	char *s;
 	int ret;
 
 	if (guard_names_match(r->nm, name, len))
 		return 0;
-	if (!(s = strndup(name, len)))
-		return -ENOMEM;
-	ret = guard_strv_push(&r->nm->v, &r->nm->n, &r->nm->cap, s);
-	free(s);
+	ret = strv_push_owned(&r->nm->names, strndup(name, len));
 	r->added = ret == 0;
 	return ret;
 }

@@ -15,22 +15,6 @@
 
 #include "guard.h"
 
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/local/share/taintguard"
-#endif
-#ifndef TG_LIBEXECDIR
-#define TG_LIBEXECDIR "/usr/local/libexec/taintguard"
-#endif
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
-#ifndef TG_BINDIR
-#define TG_BINDIR "/usr/local/bin"
-#endif
-
 /* dkms's own places (the same in every release that has framework.conf.d) */
 #define DKMS_FRAMEWORK "/etc/dkms/framework.conf"
 #define DKMS_FRAMEWORK_D "/etc/dkms/framework.conf.d/*.conf"
@@ -58,9 +42,7 @@ const char *guard_kind_name(enum guard_kind k)
 
 int guard_places_add_own(struct guard_places *pl, const char *path)
 {
-	size_t cap = pl->n_own;	/* grown one by one: a handful of entries */
-
-	return guard_strv_push(&pl->own, &pl->n_own, &cap, path);
+	return strv_push(&pl->own, path);
 }
 
 int guard_places_init(struct guard_places *pl, const char *policy)
@@ -88,9 +70,9 @@ oom:
 
 void guard_places_free(struct guard_places *pl)
 {
-	guard_strv_free(pl->macro, pl->n_macro);
-	guard_strv_free(pl->rpmrc, pl->n_rpmrc);
-	guard_strv_free(pl->own, pl->n_own);
+	strv_free(&pl->macro);
+	strv_free(&pl->rpmrc);
+	strv_free(&pl->own);
 	free(pl->plugindir);
 	memset(pl, 0, sizeof(*pl));
 }
@@ -136,7 +118,7 @@ static char *subst_target(const char *s, const char *target)
 }
 
 /* One macro path entry; "~/x" gives one entry per home (the root user's and @home). */
-static int add_macro_entry(struct guard_places *pl, size_t *cap, const char *e,
+static int add_macro_entry(struct guard_places *pl, const char *e,
 			   const char *target, const char *home)
 {
 	const char *homes[2] = { "/root", home };
@@ -156,12 +138,12 @@ static int add_macro_entry(struct guard_places *pl, size_t *cap, const char *e,
 			else {
 				strcpy(p, homes[i]);
 				strcat(p, t + 1);
-				r = guard_strv_push(&pl->macro, &pl->n_macro, cap, p);
+				r = strv_push(&pl->macro, p);
 				free(p);
 			}
 		}
 	} else if (t[0] == '/') {
-		r = guard_strv_push(&pl->macro, &pl->n_macro, cap, t);
+		r = strv_push(&pl->macro, t);
 	} else if (t[0]) {
 		r = -EINVAL;
 	}
@@ -174,27 +156,24 @@ static int set_rpmrc(struct guard_places *pl, const char *confdir, const char *h
 {
 	const char *const tails[] = { "/rpmrc", "/*/rpmrc" };
 	const char *const homes[] = { "/root", home };
-	size_t cap = 0;
 	char buf[4096];
 	int r = 0;
 
-	guard_strv_free(pl->rpmrc, pl->n_rpmrc);
-	pl->rpmrc = NULL;
-	pl->n_rpmrc = 0;
+	strv_free(&pl->rpmrc);
 	for (size_t i = 0; i < 2 && r == 0; i++)
 		if ((size_t)snprintf(buf, sizeof(buf), "%s%s", confdir, tails[i]) < sizeof(buf))
-			r = guard_strv_push(&pl->rpmrc, &pl->n_rpmrc, &cap, buf);
+			r = strv_push(&pl->rpmrc, buf);
 	if (r == 0)
-		r = guard_strv_push(&pl->rpmrc, &pl->n_rpmrc, &cap, "/etc/rpmrc");
+		r = strv_push(&pl->rpmrc, "/etc/rpmrc");
 	for (size_t i = 0; i < 2 && r == 0; i++) {
 		if (!homes[i] || *homes[i] != '/' || (i == 1 && !strcmp(homes[1], "/root")))
 			continue;
 		/* rpm < 4.20: ~/.rpmrc; 4.20+: $XDG_CONFIG_HOME/rpm/rpmrc, ~/.rpmrc as fallback */
 		if ((size_t)snprintf(buf, sizeof(buf), "%s/.rpmrc", homes[i]) < sizeof(buf))
-			r = guard_strv_push(&pl->rpmrc, &pl->n_rpmrc, &cap, buf);
+			r = strv_push(&pl->rpmrc, buf);
 		if (r == 0 && (size_t)snprintf(buf, sizeof(buf), "%s/.config/rpm/rpmrc", homes[i]) <
 			      sizeof(buf))
-			r = guard_strv_push(&pl->rpmrc, &pl->n_rpmrc, &cap, buf);
+			r = strv_push(&pl->rpmrc, buf);
 	}
 	return r;
 }
@@ -203,16 +182,13 @@ int guard_places_set_macro_path(struct guard_places *pl, const char *path, const
 				const char *home)
 {
 	char *copy = strdup(path ? path : ""), *save = NULL, *confdir = NULL;
-	size_t cap = 0;
 	int r = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	guard_strv_free(pl->macro, pl->n_macro);
-	pl->macro = NULL;
-	pl->n_macro = 0;
+	strv_free(&pl->macro);
 	for (char *e = strtok_r(copy, ":", &save); e && r == 0; e = strtok_r(NULL, ":", &save)) {
-		r = add_macro_entry(pl, &cap, e, target, home);
+		r = add_macro_entry(pl, e, target, home);
 		/* the first entry is CONFDIR/macros: rpm's configuration directory */
 		if (r == 0 && !confdir && *e == '/') {
 			char *slash;
@@ -257,8 +233,8 @@ bool guard_named_like_macros(const char *path)
 
 static bool own_match(const struct guard_places *pl, const char *path)
 {
-	for (size_t i = 0; i < pl->n_own; i++) {
-		const char *o = pl->own[i];
+	for (size_t i = 0; i < pl->own.n; i++) {
+		const char *o = pl->own.v[i];
 		size_t l = strlen(o);
 
 		if (l && o[l - 1] == '/' ? !strncmp(path, o, l) && path[l]
@@ -290,11 +266,11 @@ enum guard_kind guard_classify(const struct guard_places *pl, const char *path)
 			return GUARD_PLUGIN;
 	}
 	if (!guard_macro_skipped(path))
-		for (size_t i = 0; i < pl->n_macro; i++)
-			if (guard_glob_match(pl->macro[i], path))
+		for (size_t i = 0; i < pl->macro.n; i++)
+			if (guard_glob_match(pl->macro.v[i], path))
 				return GUARD_MACRO;
-	for (size_t i = 0; i < pl->n_rpmrc; i++)
-		if (guard_glob_match(pl->rpmrc[i], path))
+	for (size_t i = 0; i < pl->rpmrc.n; i++)
+		if (guard_glob_match(pl->rpmrc.v[i], path))
 			return GUARD_RPMRC;
 	if (!strcmp(path, DKMS_FRAMEWORK) || guard_glob_match(DKMS_FRAMEWORK_D, path))
 		return GUARD_DKMS_FRAMEWORK;

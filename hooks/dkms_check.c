@@ -10,11 +10,7 @@
 
 #include "hook.h"
 
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/share/taintguard"
-#endif
-
-void judgement_free(struct judgement *j)
+void hk_judgement_free(struct judgement *j)
 {
 	for (size_t i = 0; j->v && i < j->n; i++)
 		tg_verdict_free_contents(&j->v[i]);
@@ -24,121 +20,127 @@ void judgement_free(struct judgement *j)
 	memset(j, 0, sizeof(*j));
 }
 
-static const char *policy_path(const struct settings *s)
+/*
+ * The policy: settings' file, else the installed default.  One that cannot
+ * be loaded fails closed as far as the kernel goes, as the rpm plugin does
+ * (tg_policy_open()): the built-in policy still denies what the kernel
+ * refuses or force-taints and marks the rest.
+ */
+static int open_policy(const struct settings *s, struct judgement *j)
 {
-	return s->policy[0] ? s->policy : tg_policy_default_path();
+	struct tg_policy *policy = NULL;
+	struct tg_error err = { 0 };
+	int r;
+
+	r = tg_policy_open(s->policy[0] ? s->policy : NULL, &s->limits, TG_POLICY_FALLBACK,
+			   &policy, &err);
+	if (r < 0)
+		return r;
+	if (r == 1) {
+		hk_bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
+		hk_msg("cannot load the policy: %s; judging with the built-in policy until this is "
+		    "fixed (exceptions do not apply)", err.msg);
+	}
+	tg_ctx_set_policy(j->ctx, policy);
+	j->policy = tg_ctx_policy(j->ctx);
+	return 0;
 }
 
-int judge(const struct settings *s, const char *release, const struct target *targets,
+/* Open @n targets and the installed @context modules as items to judge. */
+static int open_items(const struct settings *s, const struct target *targets, size_t n,
+		      const struct strv *context, struct tg_judge_item *items,
+		      struct tg_module **mods, char **errs)
+{
+	size_t total = n + (context ? context->n : 0);
+
+	for (size_t i = 0; i < total; i++) {
+		const char *path = i < n ? targets[i].path : context->v[i - n];
+		struct tg_error err = { 0 };
+
+		if (tg_module_open_path(path, &s->limits, &mods[i], &err) < 0) {
+			mods[i] = NULL;
+			errs[i] = strdup(err.msg[0] ? err.msg : "cannot read module");
+			if (!errs[i])
+				return -ENOMEM;
+		}
+		items[i] = (struct tg_judge_item){ .path = path, .m = mods[i], .error = errs[i],
+						   .package = i < n ? targets[i].package : NULL,
+						   .context = i >= n };
+	}
+	return 0;
+}
+
+/*
+ * The release the build is for: dkms names it; else the first target's (a
+ * module built outside /lib/modules says it in its vermagic).  Every module,
+ * the installed ones beside it too, is judged against that one kernel.
+ */
+static int pick_release(const char *release, const struct tg_judge_item *items, size_t n,
+			struct judgement *j)
+{
+	char buf[256];
+
+	for (size_t i = 0; i < n && !release; i++)
+		release = tg_target_release(NULL, items[i].path, items[i].m, buf, sizeof(buf));
+	if (release && !(j->release = strdup(release)))
+		return -ENOMEM;
+	return 0;
+}
+
+int hk_judge(const struct settings *s, const char *release, const struct target *targets,
 	  size_t n, const struct strv *context, struct judgement *j)
 {
-	size_t nctx = context ? context->n : 0, total = n + nctx, count;
+	size_t total = n + (context ? context->n : 0);
+	struct tg_judge_item *items = calloc(total ? total : 1, sizeof(*items));
 	struct tg_module **mods = calloc(total ? total : 1, sizeof(*mods));
 	char **errs = calloc(total ? total : 1, sizeof(*errs));
-	struct tg_verdict *all = NULL;
-	struct tg_limits lim;
+	struct tg_verdict *all = calloc(total ? total : 1, sizeof(*all));
 	struct tg_error err = { 0 };
-	struct tg_set *set = NULL;
-	struct tg_policy *policy = NULL;
 	int r = -ENOMEM;
 
 	memset(j, 0, sizeof(*j));
 	j->worst = TG_ACTION_ALLOW;
-	if (!mods || !errs)
+	if (!items || !mods || !errs || !all || tg_ctx_new(&j->ctx) < 0)
 		goto out;
-	lim = s->limits;
-	if (tg_ctx_new(&j->ctx) < 0)
+	*tg_ctx_limits(j->ctx) = s->limits;
+	if ((r = open_policy(s, j)) < 0)
 		goto out;
-	*tg_ctx_limits(j->ctx) = lim;
-	if (tg_policy_load_path(policy_path(s), &lim, &policy, &err) < 0) {
-		/*
-		 * Fail closed as far as the kernel goes, as the rpm plugin does: the
-		 * built-in policy still denies what the kernel refuses or
-		 * force-taints and marks the rest.
-		 */
-		bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
-		msg("cannot load the policy: %s; judging with the built-in policy until this is "
-		    "fixed (exceptions do not apply)", err.msg);
-		policy = NULL;
-	}
-	tg_ctx_set_policy(j->ctx, policy);
-	j->policy = tg_ctx_policy(j->ctx);
+	r = -ENOMEM;
 	if (s->root[0] && tg_ctx_set_root(j->ctx, s->root) < 0)
 		goto out;
-	for (size_t i = 0; i < total; i++) {
-		const char *path = i < n ? targets[i].path : context->v[i - n];
-
-		memset(&err, 0, sizeof(err));
-		if (tg_module_open_path(path, &lim, &mods[i], &err) < 0) {
-			mods[i] = NULL;
-			errs[i] = strdup(err.msg[0] ? err.msg : "cannot read module");
-			if (!errs[i])
-				goto out;
-		}
-	}
-	if (!release) {
-		char buf[256];
-
-		for (size_t i = 0; i < n && !release; i++) {
-			const char *vm = mods[i] ? tg_module_get(mods[i], "vermagic") : NULL;
-
-			if (vm && tg_kernel_release_from_vermagic(vm, buf, sizeof(buf)) == 0)
-				release = buf;
-		}
-		j->release = release ? strdup(release) : NULL;
-	} else {
-		j->release = strdup(release);
-	}
-	if (release && !j->release)
+	if (open_items(s, targets, n, context, items, mods, errs) < 0 ||
+	    pick_release(release, items, n, j) < 0)
 		goto out;
-	if (j->release) {
-		memset(&err, 0, sizeof(err));
-		if (tg_ctx_kernel(j->ctx, j->release, &j->kernel, &err) < 0) {
-			msg("kernel %s: %s (judging without its facts)", j->release, err.msg);
-			j->kernel = NULL;
-		}
+	r = tg_judge(j->ctx, j->release, items, total, 0, all, &err);
+	if (r < 0)
+		goto out;
+	if (r == 1)
+		hk_msg("%s (judging without its facts)", err.msg);
+	if (!(j->v = calloc(n ? n : 1, sizeof(*j->v)))) {
+		r = -ENOMEM;
+		goto out;
 	}
-	set = tg_set_new(j->ctx);
-	if (!set)
-		goto out;
-	for (size_t i = 0; i < total; i++) {
-		const char *path = i < n ? targets[i].path : context->v[i - n];
-
-		if (i >= n && !mods[i])
-			continue;	/* unreadable context: not our business here */
-		if (tg_set_add(set, path, mods[i], j->kernel, i < n ? targets[i].package : NULL,
-			       errs[i]) < 0)
-			goto out;
-	}
-	count = tg_set_count(set);
-	all = calloc(count ? count : 1, sizeof(*all));
-	j->v = calloc(n ? n : 1, sizeof(*j->v));
-	if (!all || !j->v)
-		goto out;
-	if (tg_set_predict(set, all) < 0)
-		goto out;
-	for (size_t i = 0; i < count; i++) {
-		if (i < n) {
-			j->v[i] = all[i];
-			if (all[i].action > j->worst)
-				j->worst = all[i].action;
-		} else {
-			tg_verdict_free_contents(&all[i]);
-		}
+	for (size_t i = 0; i < n; i++) {
+		j->v[i] = all[i];
+		memset(&all[i], 0, sizeof(all[i]));
+		if (j->v[i].action > j->worst)
+			j->worst = j->v[i].action;
 	}
 	j->n = n;
-	guard_judge(s, targets, n, j);
+	hk_guard_judge(s, targets, n, j);
 	r = 0;
 out:
 	if (r < 0) {
-		msg("out of memory while judging modules");
+		hk_msg("out of memory while judging modules");
 		free(j->v);
 		j->v = NULL;
 		j->n = 0;
 		j->worst = TG_ACTION_DENY;
 	}
+	for (size_t i = 0; all && i < total; i++)
+		tg_verdict_free_contents(&all[i]);
 	free(all);
-	tg_set_free(set);
+	free(items);
 	for (size_t i = 0; mods && i < total; i++) {
 		tg_module_free(mods[i]);
 		if (errs)
@@ -149,20 +151,20 @@ out:
 	return r;
 }
 
-const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len)
+const char *hk_verdict_name(const struct tg_verdict *v, char *buf, size_t len)
 {
 	const char *name = v->module ? v->module : v->file_module;
 
 	if (!name && v->path) {
 		const char *base = strrchr(v->path, '/');
 
-		bfmt(buf, len, "%s", base ? base + 1 : v->path);
+		hk_bfmt(buf, len, "%s", base ? base + 1 : v->path);
 		name = buf;
 	} else if (name) {
-		bfmt(buf, len, "%s", name);
+		hk_bfmt(buf, len, "%s", name);
 		name = buf;
 	}
-	if (!name || !safe_name(name))
+	if (!name || !hk_safe_name(name))
 		return NULL;
 	/* modprobe treats '-' and '_' alike; the kernel's name uses '_'. */
 	for (char *p = buf; *p; p++)
@@ -174,7 +176,7 @@ const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len)
 static void line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void line(const char *fmt, ...)
 {
-	FILE *out = msg_stream();
+	FILE *out = hk_msg_stream();
 	va_list ap;
 
 	fputs(PROG ":   ", out);
@@ -192,7 +194,7 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
 	char pkg[256];
 	char *slash;
 
-	bfmt(pkg, sizeof(pkg), "%s", package ? package : "*");
+	hk_bfmt(pkg, sizeof(pkg), "%s", package ? package : "*");
 	slash = strchr(pkg, '/');
 	if (slash)
 		strcpy(slash, "/*");
@@ -213,11 +215,11 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
  * The same one line as rpm and audit (tg_verdict_headline), the kernel and
  * file it is about, what dkms does now, and how to allow it: read once.
  */
-void report_verdict(const struct judgement *j, const struct tg_verdict *v,
+void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
 		    const char *package, const char *outcome, const char *retry)
 {
 	char nbuf[128], head[512], taint[32];
-	const char *name = verdict_name(v, nbuf, sizeof(nbuf));
+	const char *name = hk_verdict_name(v, nbuf, sizeof(nbuf));
 	const char *kernel = v->kernel ? v->kernel : j->release ? j->release : "unknown";
 	struct tg_verdict shown = *v;	/* shallow: only the package differs */
 
@@ -226,7 +228,7 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	shown.package = (char *)package;	/* none: the path names it */
 	tg_verdict_headline(&shown, NULL, head, sizeof(head));
 	fflush(stdout);
-	fprintf(msg_stream(), PROG ": %s\n", head);
+	fprintf(hk_msg_stream(), PROG ": %s\n", head);
 	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
 	line("kernel %s, taint %s, file %s", kernel, *taint ? taint : "none", v->path ? v->path : "?");
 	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons)	/* too long for the line */
@@ -249,5 +251,5 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
 	syslog(v->action == TG_ACTION_DENY ? LOG_WARNING : LOG_NOTICE, "%s (kernel %s)%s%s", head,
 	       kernel, outcome ? "; " : "", outcome ? outcome : "");
 	closelog();
-	fflush(msg_stream());
+	fflush(hk_msg_stream());
 }

@@ -10,7 +10,7 @@
 
 #include "hook.h"
 
-bool safe_name(const char *s)
+bool hk_safe_name(const char *s)
 {
 	if (!s || !*s || strstr(s, "..") || *s == '.' || *s == '-')
 		return false;
@@ -35,7 +35,7 @@ static size_t read_cmdline(pid_t pid, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	bfmt(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	hk_bfmt(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -53,7 +53,7 @@ static pid_t parent_of(pid_t pid)
 	ssize_t n;
 	int fd;
 
-	bfmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	hk_bfmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -87,7 +87,7 @@ static bool is_dkms_autoinstall(pid_t pid)
 	return dkms && action;
 }
 
-void dkms_ctx_get(struct dkms_ctx *c)
+void hk_dkms_ctx_get(struct dkms_ctx *c)
 {
 	const char *forced = getenv("TAINTGUARD_DKMS_CONTEXT");
 	const char *d = getenv(DIRECTIVE_ENV);
@@ -115,27 +115,27 @@ void dkms_ctx_get(struct dkms_ctx *c)
 	}
 }
 
-int logical_cwd(char *buf, size_t len)
+int hk_logical_cwd(char *buf, size_t len)
 {
 	const char *pwd = getenv("PWD");
 	struct stat a, b;
 
 	if (pwd && pwd[0] == '/' && strlen(pwd) < len && stat(pwd, &a) == 0 &&
 	    stat(".", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-		bfmt(buf, len, "%s", pwd);
+		hk_bfmt(buf, len, "%s", pwd);
 		return 0;
 	}
 	return getcwd(buf, len) ? 0 : -errno;
 }
 
-bool dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
+bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
 		       const char *a)
 {
 	char link[PATH_MAX], dir[PATH_MAX];
 	struct stat sl, sd;
 
-	if (bfmt(link, sizeof(link), "%s/%s/kernel-%s-%s", tree, m, k, a) < 0 ||
-	    bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s", tree, m, v, k, a) < 0)
+	if (hk_bfmt(link, sizeof(link), "%s/%s/kernel-%s-%s", tree, m, k, a) < 0 ||
+	    hk_bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s", tree, m, v, k, a) < 0)
 		return false;
 	if (stat(link, &sl) < 0 || stat(dir, &sd) < 0)
 		return false;

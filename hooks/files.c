@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* String vectors and module files in a directory. */
+/* Module files in a directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -8,38 +8,7 @@
 
 #include "hook.h"
 
-int strv_push(struct strv *sv, const char *s)
-{
-	if (sv->n == sv->cap) {
-		size_t ncap = sv->cap ? sv->cap * 2 : 16;
-		char **nv = realloc(sv->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		sv->v = nv;
-		sv->cap = ncap;
-	}
-	sv->v[sv->n] = strdup(s);
-	return sv->v[sv->n++] ? 0 : -ENOMEM;
-}
-
-void strv_free(struct strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	memset(sv, 0, sizeof(*sv));
-}
-
-bool strv_has(const struct strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return true;
-	return false;
-}
-
-bool same_module_file(const char *a, const char *b)
+bool hk_same_module_file(const char *a, const char *b)
 {
 	char *na = tg_module_name_from_file(a), *nb = tg_module_name_from_file(b);
 	bool same = na && nb && !strcmp(na, nb);
@@ -68,7 +37,7 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (bfmt(p, sizeof(p), "%s/%s", dir, e->d_name) < 0)
+		if (hk_bfmt(p, sizeof(p), "%s/%s", dir, e->d_name) < 0)
 			continue;
 		if (lstat(p, &st) < 0)
 			continue;
@@ -83,23 +52,23 @@ static int walk(struct strv *out, const char *dir, bool recursive, int depth)
 	return r;
 }
 
-void installed_context(const char *dir, const struct strv *files, struct strv *ctx)
+void hk_installed_context(const char *dir, const struct strv *files, struct strv *ctx)
 {
 	struct strv inst = { 0 };
 
-	collect_modules(&inst, dir, true);
+	hk_collect_modules(&inst, dir, true);
 	for (size_t i = 0; i < inst.n; i++) {
 		bool same = false;
 
 		for (size_t t = 0; t < files->n && !same; t++)
-			same = same_module_file(inst.v[i], files->v[t]);
+			same = hk_same_module_file(inst.v[i], files->v[t]);
 		if (!same)
 			strv_push(ctx, inst.v[i]);
 	}
 	strv_free(&inst);
 }
 
-int collect_modules(struct strv *out, const char *dir, bool recursive)
+int hk_collect_modules(struct strv *out, const char *dir, bool recursive)
 {
 	size_t first = out->n;
 	int r = walk(out, dir, recursive, 0);

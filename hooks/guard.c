@@ -26,24 +26,24 @@
 static void conf_files(const struct settings *s, const char *m, const char *v, const char *k,
 		       struct strv *out)
 {
-	/* judge() gets const settings; the dkms tree is only a cached lookup */
-	const char *tree = settings_dkms_tree((struct settings *)s);
+	/* hk_judge() gets const settings; the dkms tree is only a cached lookup */
+	const char *tree = hk_settings_dkms_tree((struct settings *)s);
 	char etc[PATH_MAX], path[PATH_MAX * 2], *slash;
 	glob_t gl;
 
-	if (bfmt(path, sizeof(path), "%s/%s/%s/source/dkms.conf", tree, m, v) == 0)
+	if (hk_bfmt(path, sizeof(path), "%s/%s/%s/source/dkms.conf", tree, m, v) == 0)
 		strv_push(out, path);
 	/* /etc/dkms: where framework.conf is (a sandbox moves it) */
-	bfmt(etc, sizeof(etc), "%s", s->framework_conf);
+	hk_bfmt(etc, sizeof(etc), "%s", s->framework_conf);
 	slash = strrchr(etc, '/');
 	if (!slash)
 		return;
 	*slash = '\0';
-	if (bfmt(path, sizeof(path), "%s/%s.conf", etc, m) == 0)
+	if (hk_bfmt(path, sizeof(path), "%s/%s.conf", etc, m) == 0)
 		strv_push(out, path);
-	if (bfmt(path, sizeof(path), "%s/%s-%s.conf", etc, m, v) == 0)
+	if (hk_bfmt(path, sizeof(path), "%s/%s-%s.conf", etc, m, v) == 0)
 		strv_push(out, path);
-	if (k && bfmt(path, sizeof(path), "%s/%s-%s-%s*.conf", etc, m, v, k) == 0) {
+	if (k && hk_bfmt(path, sizeof(path), "%s/%s-%s-%s*.conf", etc, m, v, k) == 0) {
 		memset(&gl, 0, sizeof(gl));
 		if (glob(path, 0, NULL, &gl) == 0)
 			for (size_t i = 0; i < gl.gl_pathc; i++)
@@ -78,7 +78,7 @@ static void apply(struct tg_verdict *v, const struct tg_decision *d, const char 
 	v->justification = d->justification ? strdup(d->justification) : NULL;
 }
 
-void guard_judge(const struct settings *s, const struct target *targets, size_t n,
+void hk_guard_judge(const struct settings *s, const struct target *targets, size_t n,
 		 struct judgement *j)
 {
 	for (size_t i = 0; i < n && i < j->n; i++) {
@@ -92,9 +92,9 @@ void guard_judge(const struct settings *s, const struct target *targets, size_t 
 			seen = targets[p].package && pkg && !strcmp(targets[p].package, pkg);
 		if (seen || !pkg || !(slash = strchr(pkg, '/')))
 			continue;
-		bfmt(m, sizeof(m), "%.*s", (int)(slash - pkg), pkg);
-		bfmt(v, sizeof(v), "%s", slash + 1);
-		if (!safe_name(m) || !safe_name(v))
+		hk_bfmt(m, sizeof(m), "%.*s", (int)(slash - pkg), pkg);
+		hk_bfmt(v, sizeof(v), "%s", slash + 1);
+		if (!hk_safe_name(m) || !hk_safe_name(v))
 			continue;
 		conf_files(s, m, v, j->release, &files);
 		for (size_t f = 0; f < files.n; f++) {
@@ -109,7 +109,7 @@ void guard_judge(const struct settings *s, const struct target *targets, size_t 
 			if (!r)
 				continue;
 			tg_policy_decide_file(j->policy, pkg, files.v[f], &d);
-			bfmt(reason, sizeof(reason), "the package's %s could switch taintguard's "
+			hk_bfmt(reason, sizeof(reason), "the package's %s could switch taintguard's "
 			     "check off: %s [policy rule %s]", files.v[f], r, d.rule ? d.rule : "guard");
 			for (size_t t = i; t < n && t < j->n; t++) {
 				if (!targets[t].package || strcmp(targets[t].package, pkg))

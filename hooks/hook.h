@@ -6,7 +6,7 @@
  *   taintguard-dkms.c  main: dispatch on mode (argv[0] name or first argument)
  *   settings.c         /etc/taintguard/dkms.conf and dkms's framework.conf
  *   dkms_env.c         what dkms tells us: env, cwd, parent command line, tree
- *   files.c            string vectors, module files in a directory
+ *   files.c            module files in a directory
  *   dkms_check.c       judging a set of module files, dkms-style messages
  *   modprobe_rule.c    /etc/modprobe.d/taintguard-NAME.conf
  *   mark_record.c      /var/lib/taintguard/marks/dkms-*.json (lib's tg_record_*)
@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "paths.h"
+#include "strv.h"
 #include "taintguard.h"
 
 #define PROG "taintguard-dkms"
@@ -34,13 +36,6 @@
 
 /* Name of the environment variable the dkms wrapper exports. */
 #define DIRECTIVE_ENV "DKMS_DIRECTIVE_TG"
-
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
 
 /* ------------------------------------------------------------ settings */
 
@@ -66,16 +61,16 @@ struct settings {
 };
 
 /* Defaults, then $TAINTGUARD_DKMS_CONF or /etc/taintguard/dkms.conf.  <0 on a bad file. */
-int settings_load(struct settings *s);
+int hk_settings_load(struct settings *s);
 /*
  * Value of dkms framework variable @var for @kernelver, as dkms computes it:
  * framework.conf then framework.conf.d/ *.conf in glob order (skipping our
  * own snippet), sourced by bash.  "" when unset.
  */
-int framework_get(const struct settings *s, const char *var, const char *kernelver,
+int hk_framework_get(const struct settings *s, const char *var, const char *kernelver,
 		  char *buf, size_t len);
 /* The dkms tree: settings, else framework.conf, else /var/lib/dkms. */
-const char *settings_dkms_tree(struct settings *s);
+const char *hk_settings_dkms_tree(struct settings *s);
 
 /* ------------------------------------------------------------ dkms env */
 
@@ -85,34 +80,27 @@ struct dkms_ctx {
 	bool autoinstall;	/* an ancestor is "dkms autoinstall" / "dkms kernel_postinst" */
 	bool wrapped;		/* our PRE_INSTALL directive is active (the dkms wrapper ran) */
 };
-void dkms_ctx_get(struct dkms_ctx *c);
+void hk_dkms_ctx_get(struct dkms_ctx *c);
 /* Logical current directory ($PWD when it is "."), else getcwd(). */
-int logical_cwd(char *buf, size_t len);
+int hk_logical_cwd(char *buf, size_t len);
 /* true for names dkms and the kernel accept: [A-Za-z0-9_.+-]+, no "..". */
-bool safe_name(const char *s);
+bool hk_safe_name(const char *s);
 /* KVER-ARCH -> is <tree>/<m>/kernel-<k>-<a> a link to <v>/<k>/<a>?  (dkms "installed") */
-bool dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
+bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
 		       const char *a);
 
 /* ------------------------------------------------------------ files */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-int strv_push(struct strv *sv, const char *s);
-void strv_free(struct strv *sv);
-bool strv_has(const struct strv *sv, const char *s);
 /* Do two module files hold the same module name (lve.ko.xz and lve.ko: yes)? */
-bool same_module_file(const char *a, const char *b);
+bool hk_same_module_file(const char *a, const char *b);
 /* Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted; missing dir = none. */
-int collect_modules(struct strv *out, const char *dir, bool recursive);
+int hk_collect_modules(struct strv *out, const char *dir, bool recursive);
 /*
  * Modules already installed under @dir (updates/dkms of the kernel) that are
  * not one of @files (same stem): judged alongside them, as the kernel would
  * find them at load time.  Appended to @ctx.
  */
-void installed_context(const char *dir, const struct strv *files, struct strv *ctx);
+void hk_installed_context(const char *dir, const struct strv *files, struct strv *ctx);
 
 /* ------------------------------------------------------------ judging */
 
@@ -122,10 +110,9 @@ struct target {
 };
 
 struct judgement {
-	struct tg_ctx *ctx;		/* owned: limits, policy, the kernel */
+	struct tg_ctx *ctx;		/* owned: limits, policy, the kernels */
 	const struct tg_policy *policy;	/* the ctx's: the configured one, else the built-in one */
 	char policy_error[TG_ERRMAX];	/* why the configured policy was not used, "" if it was */
-	const struct tg_kernel *kernel;	/* the ctx's; NULL when unknown */
 	char *release;
 	struct tg_verdict *v;		/* one per target */
 	size_t n;
@@ -140,26 +127,26 @@ struct judgement {
  * exports resolve the targets' imports: sibling modules, other installed DKMS
  * modules) but get no verdict.  Returns 0 or a negative errno.
  */
-int judge(const struct settings *s, const char *release, const struct target *targets,
+int hk_judge(const struct settings *s, const char *release, const struct target *targets,
 	  size_t n, const struct strv *context, struct judgement *j);
-void judgement_free(struct judgement *j);
+void hk_judgement_free(struct judgement *j);
 /*
  * guard.c: the targets' packages whose dkms.conf (or /etc/dkms/MODULE*.conf)
  * could switch our PRE_INSTALL check off get the policy's guard action on
- * their modules (called by judge()).
+ * their modules (called by hk_judge()).
  */
-void guard_judge(const struct settings *s, const struct target *targets, size_t n,
+void hk_guard_judge(const struct settings *s, const struct target *targets, size_t n,
 		 struct judgement *j);
 
 /* Kernel module name of a verdict, safe for file names; NULL if none. */
-const char *verdict_name(const struct tg_verdict *v, char *buf, size_t len);
+const char *hk_verdict_name(const struct tg_verdict *v, char *buf, size_t len);
 
 /*
  * taintguard's own words on @v, to stderr (and syslog for mark/deny):
  * module, package, kernel, taint flags, reasons, rule, what happens now
  * (@outcome) and, for deny, how to add a policy exception.
  */
-void report_verdict(const struct judgement *j, const struct tg_verdict *v,
+void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
 		    const char *package, const char *outcome, const char *retry);
 
 /* ------------------------------------------------------------ modprobe.d */
@@ -169,15 +156,15 @@ void report_verdict(const struct judgement *j, const struct tg_verdict *v,
  * "blacklist NAME", plus one "# taintguard-dkms-entry: M/V KVER ARCH" line
  * per DKMS build the policy denied.  The file goes when its last entry goes.
  */
-int rule_add(const struct settings *s, const char *name, const char *package,
+int hk_rule_add(const struct settings *s, const char *name, const char *package,
 	     const char *kernel, const char *arch, const char *reason);
 /* Drop the entry (a verdict is no longer deny); removes the file when empty. */
-int rule_drop(const struct settings *s, const char *name, const char *package,
+int hk_rule_drop(const struct settings *s, const char *name, const char *package,
 	      const char *kernel, const char *arch);
 /* Path of the rule file for @name. */
-void rule_path(const struct settings *s, const char *name, char *buf, size_t len);
+void hk_rule_path(const struct settings *s, const char *name, char *buf, size_t len);
 /* Drop entries whose build is gone from the dkms tree; returns files removed. */
-int rule_sync(struct settings *s, bool verbose);
+int hk_rule_sync(struct settings *s, bool verbose);
 
 /* ------------------------------------------------------------ records */
 
@@ -187,46 +174,46 @@ int rule_sync(struct settings *s, bool verbose);
  * whose action is not allow, the settings' mode and @j's policy; removed
  * instead when all are allowed.
  */
-int record_write(const struct settings *s, const struct judgement *j, const char *module,
+int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
 		 const char *version, const char *kernel, const char *arch,
 		 const struct tg_verdict *const *v, size_t n);
-int record_remove(const struct settings *s, const char *module, const char *version,
+int hk_record_remove(const struct settings *s, const char *module, const char *version,
 		  const char *kernel);
 /* Drop records whose module/version is no longer installed for their kernel. */
-int record_sync(struct settings *s, bool verbose);
+int hk_record_sync(struct settings *s, bool verbose);
 
 /* ------------------------------------------------------------ running */
 
 /* fork+exec @argv (PATH search), wait; exit status, 128+sig, or -errno. */
-int run_wait(char *const argv[]);
+int hk_run_wait(char *const argv[]);
 /* Same, capturing up to @len-1 bytes of stdout (NUL-terminated, trailing newline cut). */
-int run_capture(char *const argv[], char *buf, size_t len);
+int hk_run_capture(char *const argv[], char *buf, size_t len);
 
 /* ------------------------------------------------------------ modes */
 
-int mode_sign(int argc, char **argv);
-int mode_preinstall(int argc, char **argv);
-int mode_kernel_postinst(int argc, char **argv);
-int mode_after_dkms(int argc, char **argv);
-int mode_sync(int argc, char **argv);
+int hk_mode_sign(int argc, char **argv);
+int hk_mode_preinstall(int argc, char **argv);
+int hk_mode_kernel_postinst(int argc, char **argv);
+int hk_mode_after_dkms(int argc, char **argv);
+int hk_mode_sync(int argc, char **argv);
 
 /* snprintf that returns 0, or -ENAMETOOLONG when @buf was too small (output cut). */
-int bfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int hk_bfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Where messages go: stderr, or stdout after msg_stderr_fallback() found stderr on /dev/null. */
-FILE *msg_stream(void);
-void msg_stderr_fallback(void);
+/* Where messages go: stderr, or stdout after hk_msg_stderr_fallback() found stderr on /dev/null. */
+FILE *hk_msg_stream(void);
+void hk_msg_stderr_fallback(void);
 
-/* "taintguard-dkms: " + message on msg_stream(). */
-void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "taintguard-dkms: " + message on hk_msg_stream(). */
+void hk_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Audit installed DKMS modules of @kver; deny -> uninstall + rule.  Returns #denied or <0. */
-int audit_kernel(struct settings *s, const char *kver, bool verbose);
+int hk_audit_kernel(struct settings *s, const char *kver, bool verbose);
 /*
  * mode_kupdate.c: the modules of @kver's extra/ and updates/ that are not
  * DKMS's (@dkms: the DKMS files found, may be empty), judged against @kver;
  * one message per affected one.  Returns how many.  Never deletes.
  */
-int kupdate_others(struct settings *s, const char *kver, const struct strv *dkms);
+int hk_kupdate_others(struct settings *s, const char *kver, const struct strv *dkms);
 
 #endif

@@ -16,7 +16,7 @@
 static void record_of(struct tg_record *rec, char *pkg, size_t len, const char *module,
 		      const char *version, const char *kernel)
 {
-	bfmt(pkg, len, "%s/%s", module, version);
+	hk_bfmt(pkg, len, "%s/%s", module, version);
 	memset(rec, 0, sizeof(*rec));
 	rec->source = TG_RECORD_DKMS;
 	rec->package = pkg;
@@ -25,7 +25,7 @@ static void record_of(struct tg_record *rec, char *pkg, size_t len, const char *
 	rec->kernel = kernel;
 }
 
-int record_write(const struct settings *s, const struct judgement *j, const char *module,
+int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
 		 const char *version, const char *kernel, const char *arch,
 		 const struct tg_verdict *const *v, size_t n)
 {
@@ -36,7 +36,7 @@ int record_write(const struct settings *s, const struct judgement *j, const char
 	size_t ns = 0;
 	int r;
 
-	if (!safe_name(module) || !safe_name(version) || !safe_name(kernel))
+	if (!hk_safe_name(module) || !hk_safe_name(version) || !hk_safe_name(kernel))
 		return -EINVAL;
 	record_of(&rec, pkg, sizeof(pkg), module, version, kernel);
 	rec.arch = arch && *arch ? arch : NULL;
@@ -47,7 +47,7 @@ int record_write(const struct settings *s, const struct judgement *j, const char
 		if (v[i]->action > rec.action)
 			rec.action = v[i]->action;
 	if (rec.action == TG_ACTION_ALLOW)
-		return record_remove(s, module, version, kernel);
+		return hk_record_remove(s, module, version, kernel);
 	/* the modules the record is about: those not allowed */
 	shown = calloc(n, sizeof(*shown));
 	if (!shown)
@@ -57,12 +57,12 @@ int record_write(const struct settings *s, const struct judgement *j, const char
 			shown[ns++] = v[i];
 	r = tg_record_write(s->marks_dir, &rec, shown, ns, &err);
 	if (r < 0)
-		msg("cannot write the mark record: %s", err.msg);
+		hk_msg("cannot write the mark record: %s", err.msg);
 	free(shown);
 	return r;
 }
 
-int record_remove(const struct settings *s, const char *module, const char *version,
+int hk_record_remove(const struct settings *s, const char *module, const char *version,
 		  const char *kernel)
 {
 	struct tg_error err = { 0 };
@@ -70,7 +70,7 @@ int record_remove(const struct settings *s, const char *module, const char *vers
 	char pkg[512], *path;
 	int r;
 
-	if (!safe_name(module) || !safe_name(version) || !safe_name(kernel))
+	if (!hk_safe_name(module) || !hk_safe_name(version) || !hk_safe_name(kernel))
 		return -EINVAL;
 	record_of(&rec, pkg, sizeof(pkg), module, version, kernel);
 	r = tg_record_path(s->marks_dir, &rec, &path, &err);
@@ -88,14 +88,14 @@ static bool record_gone(const char *tree, const struct tg_record *rec)
 
 	if (rec->source != TG_RECORD_DKMS || !m || !v || !k || !a)
 		return false;
-	if (!safe_name(m) || !safe_name(v) || !safe_name(k) || !safe_name(a))
+	if (!hk_safe_name(m) || !hk_safe_name(v) || !hk_safe_name(k) || !hk_safe_name(a))
 		return false;
-	return !dkms_is_installed(tree, m, v, k, a);
+	return !hk_dkms_is_installed(tree, m, v, k, a);
 }
 
-int record_sync(struct settings *s, bool verbose)
+int hk_record_sync(struct settings *s, bool verbose)
 {
-	const char *tree = settings_dkms_tree(s);
+	const char *tree = hk_settings_dkms_tree(s);
 	struct tg_error err = { 0 };
 	char **paths;
 	size_t n;
@@ -103,7 +103,7 @@ int record_sync(struct settings *s, bool verbose)
 
 	if (tg_record_list(s->marks_dir, &paths, &n, &err) < 0) {
 		if (verbose)
-			msg("cannot list the mark records: %s", err.msg);
+			hk_msg("cannot list the mark records: %s", err.msg);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -112,13 +112,13 @@ int record_sync(struct settings *s, bool verbose)
 		if (tg_record_read(paths[i], &rec, &err) < 0) {
 			/* not ours to judge: "taintguard status" reports it */
 			if (verbose)
-				msg("%s; left alone", err.msg);
+				hk_msg("%s; left alone", err.msg);
 			continue;
 		}
 		if (record_gone(tree, rec) && tg_record_remove(paths[i], &err) == 0) {
 			removed++;
 			if (verbose)
-				msg("removed %s: %s is no longer installed for %s", paths[i], rec->package,
+				hk_msg("removed %s: %s is no longer installed for %s", paths[i], rec->package,
 				    rec->kernel);
 		}
 		tg_record_free(rec);

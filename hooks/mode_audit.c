@@ -44,15 +44,15 @@ static int installed_packages(const char *tree, const char *k, struct pkg_seen *
 	*n = 0;
 	if (!d)
 		return 0;
-	bfmt(prefix, sizeof(prefix), "kernel-%s-", k);
+	hk_bfmt(prefix, sizeof(prefix), "kernel-%s-", k);
 	while ((e = readdir(d))) {
 		char mdir[PATH_MAX];
 		DIR *md;
 		struct dirent *f;
 
-		if (e->d_name[0] == '.' || !safe_name(e->d_name) || strlen(e->d_name) >= 128)
+		if (e->d_name[0] == '.' || !hk_safe_name(e->d_name) || strlen(e->d_name) >= 128)
 			continue;
-		bfmt(mdir, sizeof(mdir), "%s/%s", tree, e->d_name);
+		hk_bfmt(mdir, sizeof(mdir), "%s/%s", tree, e->d_name);
 		md = opendir(mdir);
 		if (!md)
 			continue;
@@ -64,9 +64,9 @@ static int installed_packages(const char *tree, const char *k, struct pkg_seen *
 			if (strncmp(f->d_name, prefix, strlen(prefix)))
 				continue;
 			arch = f->d_name + strlen(prefix);
-			if (!safe_name(arch) || strlen(arch) >= 64)
+			if (!hk_safe_name(arch) || strlen(arch) >= 64)
 				continue;
-			bfmt(link, sizeof(link), "%s/%s", mdir, f->d_name);
+			hk_bfmt(link, sizeof(link), "%s/%s", mdir, f->d_name);
 			len = readlink(link, target, sizeof(target) - 1);
 			if (len <= 0)
 				continue;
@@ -75,8 +75,8 @@ static int installed_packages(const char *tree, const char *k, struct pkg_seen *
 			if (!sl)
 				continue;
 			*sl = '\0';
-			if (!safe_name(target) || strlen(target) >= 128 ||
-			    !dkms_is_installed(tree, e->d_name, target, k, arch))
+			if (!hk_safe_name(target) || strlen(target) >= 128 ||
+			    !hk_dkms_is_installed(tree, e->d_name, target, k, arch))
 				continue;
 			if (*n == cap) {
 				size_t ncap = cap ? cap * 2 : 8;
@@ -88,9 +88,9 @@ static int installed_packages(const char *tree, const char *k, struct pkg_seen *
 				cap = ncap;
 			}
 			memset(&(*out)[*n], 0, sizeof(**out));
-			bfmt((*out)[*n].m, 128, "%s", e->d_name);
-			bfmt((*out)[*n].v, 128, "%s", target);
-			bfmt((*out)[*n].a, 64, "%s", arch);
+			hk_bfmt((*out)[*n].m, 128, "%s", e->d_name);
+			hk_bfmt((*out)[*n].v, 128, "%s", target);
+			hk_bfmt((*out)[*n].a, 64, "%s", arch);
 			(*n)++;
 		}
 		closedir(md);
@@ -103,7 +103,7 @@ static int run_depmod(const char *k)
 {
 	char *argv[] = { "depmod", "-a", (char *)k, NULL };
 
-	return run_wait(argv);
+	return hk_run_wait(argv);
 }
 
 static int dkms_uninstall(const struct settings *s, const struct owner *o, const char *k)
@@ -112,16 +112,16 @@ static int dkms_uninstall(const struct settings *s, const struct owner *o, const
 	char *argv[] = { (char *)s->dkms, "uninstall", mv, "-k", (char *)k, "-a", (char *)o->a,
 			 NULL };
 
-	bfmt(mv, sizeof(mv), "%s/%s", o->m, o->v);
-	return run_wait(argv);
+	hk_bfmt(mv, sizeof(mv), "%s/%s", o->m, o->v);
+	return hk_run_wait(argv);
 }
 
 /* kernel-postinst: the modules not from DKMS are judged too (mode_kupdate.c) */
 static bool audit_others;
 
-int audit_kernel(struct settings *s, const char *k, bool verbose)
+int hk_audit_kernel(struct settings *s, const char *k, bool verbose)
 {
-	const char *tree = settings_dkms_tree(s);
+	const char *tree = hk_settings_dkms_tree(s);
 	struct pkg_seen *pk = NULL;
 	size_t npk = 0;
 	struct strv files = { 0 };
@@ -132,29 +132,29 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 	char dir[PATH_MAX];
 	int denied = 0, stray_removed = 0;
 
-	if (!safe_name(k)) {
-		msg("'%s' is not a kernel release", k);
+	if (!hk_safe_name(k)) {
+		hk_msg("'%s' is not a kernel release", k);
 		return -EINVAL;
 	}
 	installed_packages(tree, k, &pk, &npk);
 	/* What modprobe would load: the files in the install tree ... */
-	bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s->install_tree, k);
-	collect_modules(&files, dir, true);
+	hk_bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s->install_tree, k);
+	hk_collect_modules(&files, dir, true);
 	own = calloc(files.n + 1, sizeof(*own));
 	/* ... and, for packages installed elsewhere (/extra, /updates), their tree copies. */
 	for (size_t p = 0; own && p < npk; p++) {
 		struct strv mods = { 0 };
 
-		bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s/module", tree, pk[p].m, pk[p].v, k, pk[p].a);
-		collect_modules(&mods, dir, true);
+		hk_bfmt(dir, sizeof(dir), "%s/%s/%s/%s/%s/module", tree, pk[p].m, pk[p].v, k, pk[p].a);
+		hk_collect_modules(&mods, dir, true);
 		for (size_t i = 0; i < mods.n; i++) {
 			bool found = false;
 
 			for (size_t f = 0; f < files.n; f++) {
-				if (same_module_file(mods.v[i], files.v[f]) && !own[f].m[0]) {
-					bfmt(own[f].m, 128, "%s", pk[p].m);
-					bfmt(own[f].v, 128, "%s", pk[p].v);
-					bfmt(own[f].a, 64, "%s", pk[p].a);
+				if (hk_same_module_file(mods.v[i], files.v[f]) && !own[f].m[0]) {
+					hk_bfmt(own[f].m, 128, "%s", pk[p].m);
+					hk_bfmt(own[f].v, 128, "%s", pk[p].v);
+					hk_bfmt(own[f].a, 64, "%s", pk[p].a);
 					found = true;
 					break;
 				}
@@ -166,15 +166,15 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 					break;
 				own = no;
 				memset(&own[files.n - 1], 0, sizeof(*own));
-				bfmt(own[files.n - 1].m, 128, "%s", pk[p].m);
-				bfmt(own[files.n - 1].v, 128, "%s", pk[p].v);
-				bfmt(own[files.n - 1].a, 64, "%s", pk[p].a);
+				hk_bfmt(own[files.n - 1].m, 128, "%s", pk[p].m);
+				hk_bfmt(own[files.n - 1].v, 128, "%s", pk[p].v);
+				hk_bfmt(own[files.n - 1].a, 64, "%s", pk[p].a);
 			}
 		}
 		strv_free(&mods);
 	}
 	if (!own) {
-		msg("out of memory");
+		hk_msg("out of memory");
 		goto out;
 	}
 	if (files.n == 0)
@@ -186,14 +186,14 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 	for (size_t i = 0; i < files.n; i++) {
 		targets[i].path = files.v[i];
 		if (own[i].m[0]) {
-			bfmt(pkgs[i], sizeof(pkgs[i]), "%s/%s", own[i].m, own[i].v);
+			hk_bfmt(pkgs[i], sizeof(pkgs[i]), "%s/%s", own[i].m, own[i].v);
 			targets[i].package = pkgs[i];
 		}
 	}
-	if (judge(s, k, targets, files.n, NULL, &j) < 0 || j.n != files.n)
+	if (hk_judge(s, k, targets, files.n, NULL, &j) < 0 || j.n != files.n)
 		goto out;
 	if (verbose)
-		msg("audited %zu DKMS module file(s) of kernel %s", files.n, k);
+		hk_msg("audited %zu DKMS module file(s) of kernel %s", files.n, k);
 
 	/* Strays: denied files no dkms package owns are deleted. */
 	for (size_t i = 0; i < j.n; i++) {
@@ -202,20 +202,20 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 		if (own[i].m[0] || j.v[i].action == TG_ACTION_ALLOW)
 			continue;
 		if (j.v[i].action == TG_ACTION_MARK || s->mode == HOOK_WARN) {
-			report_verdict(&j, &j.v[i], NULL, "no dkms package owns this file; left in place",
+			hk_report_verdict(&j, &j.v[i], NULL, "no dkms package owns this file; left in place",
 				       NULL);
 			continue;
 		}
 		denied++;
 		if (unlink(files.v[i]) == 0) {
 			stray_removed++;
-			bfmt(out, sizeof(out), "outcome: deleted %s (no dkms package owns it)",
+			hk_bfmt(out, sizeof(out), "outcome: deleted %s (no dkms package owns it)",
 				 files.v[i]);
 		} else {
-			bfmt(out, sizeof(out), "outcome: could not delete %s: %s", files.v[i],
+			hk_bfmt(out, sizeof(out), "outcome: could not delete %s: %s", files.v[i],
 				 strerror(errno));
 		}
-		report_verdict(&j, &j.v[i], NULL, out, NULL);
+		hk_report_verdict(&j, &j.v[i], NULL, out, NULL);
 	}
 	if (stray_removed)
 		run_depmod(k);
@@ -231,10 +231,10 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 		if (!vp)
 			break;
 		memset(&o, 0, sizeof(o));
-		bfmt(o.m, sizeof(o.m), "%s", pk[p].m);
-		bfmt(o.v, sizeof(o.v), "%s", pk[p].v);
-		bfmt(o.a, sizeof(o.a), "%s", pk[p].a);
-		bfmt(pkg, sizeof(pkg), "%s/%s", o.m, o.v);
+		hk_bfmt(o.m, sizeof(o.m), "%s", pk[p].m);
+		hk_bfmt(o.v, sizeof(o.v), "%s", pk[p].v);
+		hk_bfmt(o.a, sizeof(o.a), "%s", pk[p].a);
+		hk_bfmt(pkg, sizeof(pkg), "%s/%s", o.m, o.v);
 		for (size_t i = 0; i < j.n; i++)
 			if (!strcmp(own[i].m, o.m) && !strcmp(own[i].v, o.v) && !strcmp(own[i].a, o.a)) {
 				vp[nv++] = &j.v[i];
@@ -243,38 +243,38 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 			}
 		if (!deny) {
 			for (size_t i = 0; i < nv; i++) {
-				const char *name = verdict_name(vp[i], nbuf, sizeof(nbuf));
+				const char *name = hk_verdict_name(vp[i], nbuf, sizeof(nbuf));
 
 				if (name)
-					rule_drop(s, name, pkg, k, o.a);
+					hk_rule_drop(s, name, pkg, k, o.a);
 			}
-			record_write(s, &j, o.m, o.v, k, o.a, vp, nv);
+			hk_record_write(s, &j, o.m, o.v, k, o.a, vp, nv);
 			free(vp);
 			continue;
 		}
 		for (size_t i = 0; i < nv; i++) {
-			const char *name = verdict_name(vp[i], nbuf, sizeof(nbuf));
+			const char *name = hk_verdict_name(vp[i], nbuf, sizeof(nbuf));
 
 			if (vp[i]->action != TG_ACTION_DENY)
 				continue;
 			denied++;
 			if (name) {
-				rule_add(s, name, pkg, k, o.a, vp[i]->n_reasons ? vp[i]->reasons[0] : NULL);
-				rule_path(s, name, rule, sizeof(rule));
+				hk_rule_add(s, name, pkg, k, o.a, vp[i]->n_reasons ? vp[i]->reasons[0] : NULL);
+				hk_rule_path(s, name, rule, sizeof(rule));
 			} else {
-				bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
+				hk_bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
 			}
-			bfmt(out, sizeof(out),
+			hk_bfmt(out, sizeof(out),
 				 "outcome: it was installed for %s; taintguard uninstalls %s (dkms "
 				 "uninstall) and \"modprobe %s\" is blocked by %s",
 				 k, pkg, name ? name : "?", rule);
-			bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k);
-			report_verdict(&j, vp[i], pkg, out, retry);
+			hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k);
+			hk_report_verdict(&j, vp[i], pkg, out, retry);
 		}
-		if (dkms_uninstall(s, &o, k) != 0 || dkms_is_installed(tree, o.m, o.v, k, o.a)) {
+		if (dkms_uninstall(s, &o, k) != 0 || hk_dkms_is_installed(tree, o.m, o.v, k, o.a)) {
 			bool gone = false;
 
-			msg("\"dkms uninstall %s -k %s\" failed; deleting the denied files instead", pkg, k);
+			hk_msg("\"dkms uninstall %s -k %s\" failed; deleting the denied files instead", pkg, k);
 			for (size_t i = 0; i < j.n; i++)
 				if (own[i].m[0] && !strcmp(own[i].m, o.m) &&
 				    !strcmp(own[i].v, o.v) && j.v[i].action == TG_ACTION_DENY &&
@@ -284,13 +284,13 @@ int audit_kernel(struct settings *s, const char *k, bool verbose)
 			if (gone)
 				run_depmod(k);
 		}
-		record_remove(s, o.m, o.v, k);
+		hk_record_remove(s, o.m, o.v, k);
 		free(vp);
 	}
 out:
 	if (audit_others)
-		kupdate_others(s, k, &files);
-	judgement_free(&j);
+		hk_kupdate_others(s, k, &files);
+	hk_judgement_free(&j);
 	free(targets);
 	free(pkgs);
 	free(own);
@@ -301,25 +301,25 @@ out:
 
 static void sync_all(struct settings *s, bool verbose)
 {
-	rule_sync(s, verbose);
-	record_sync(s, verbose);
+	hk_rule_sync(s, verbose);
+	hk_record_sync(s, verbose);
 }
 
-int mode_kernel_postinst(int argc, char **argv)
+int hk_mode_kernel_postinst(int argc, char **argv)
 {
 	struct settings s;
 	int denied;
 
 	if (argc < 2 || !argv[1][0]) {
-		msg("kernel-postinst: needs the kernel release (KVER [IMAGE])");
+		hk_msg("kernel-postinst: needs the kernel release (KVER [IMAGE])");
 		return 0;
 	}
-	settings_load(&s);
+	hk_settings_load(&s);
 	audit_others = true;
-	denied = audit_kernel(&s, argv[1], false);
+	denied = hk_audit_kernel(&s, argv[1], false);
 	sync_all(&s, true);
 	if (denied > 0) {
-		msg("%d DKMS module(s) for kernel %s denied by the taintguard policy; they are not "
+		hk_msg("%d DKMS module(s) for kernel %s denied by the taintguard policy; they are not "
 		    "installed%s", denied, argv[1],
 		    s.fail_kernel_upgrade ? " (fail_kernel_upgrade=yes: failing this kernel hook)"
 					  : " (the kernel upgrade goes on)");
@@ -329,7 +329,7 @@ int mode_kernel_postinst(int argc, char **argv)
 }
 
 /* dkms's command line: which action, which kernels. */
-int mode_after_dkms(int argc, char **argv)
+int hk_mode_after_dkms(int argc, char **argv)
 {
 	static const char *const installing[] = { "install", "autoinstall", "kernel_postinst" };
 	struct strv kernels = { 0 };
@@ -353,15 +353,15 @@ int mode_after_dkms(int argc, char **argv)
 		if (val) {
 			char kv[256], *sl;
 
-			bfmt(kv, sizeof(kv), "%s", val);
+			hk_bfmt(kv, sizeof(kv), "%s", val);
 			sl = strchr(kv, '/');	/* -k KVER/ARCH */
 			if (sl)
 				*sl = '\0';
-			if (safe_name(kv) && !strv_has(&kernels, kv))
+			if (hk_safe_name(kv) && !strv_has(&kernels, kv))
 				strv_push(&kernels, kv);
 		}
 	}
-	settings_load(&s);
+	hk_settings_load(&s);
 	if (audit) {
 		struct utsname u;
 
@@ -369,20 +369,20 @@ int mode_after_dkms(int argc, char **argv)
 		if (kernels.n == 0 && uname(&u) == 0)
 			strv_push(&kernels, u.release);
 		for (size_t i = 0; i < kernels.n; i++)
-			audit_kernel(&s, kernels.v[i], false);
+			hk_audit_kernel(&s, kernels.v[i], false);
 	}
 	sync_all(&s, true);
 	strv_free(&kernels);
 	return 0;
 }
 
-int mode_sync(int argc, char **argv)
+int hk_mode_sync(int argc, char **argv)
 {
 	struct settings s;
 
 	(void)argc;
 	(void)argv;
-	settings_load(&s);
+	hk_settings_load(&s);
 	sync_all(&s, true);
 	return 0;
 }

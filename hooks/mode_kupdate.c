@@ -7,7 +7,7 @@
  * from the kernel postinst.d hook, before the boot loader's entry for the
  * new kernel becomes the default (docs/kernel-update.md).  They are not
  * taintguard's to delete: this only says it.  DKMS builds are judged by
- * audit_kernel() already.
+ * hk_audit_kernel() already.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ static bool from_dkms(const char *path, const char *dkms_dir, const struct strv 
 	return false;
 }
 
-int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
+int hk_kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 {
 	static const char *const subs[] = { "extra", "updates" };
 	struct strv files = { 0 };
@@ -35,12 +35,12 @@ int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 	char dir[PATH_MAX], dkms_dir[PATH_MAX];
 	int affected = 0;
 
-	bfmt(dkms_dir, sizeof(dkms_dir), "%s/%s/updates/dkms/", s->install_tree, k);
+	hk_bfmt(dkms_dir, sizeof(dkms_dir), "%s/%s/updates/dkms/", s->install_tree, k);
 	for (size_t i = 0; i < 2; i++) {
 		struct strv all = { 0 };
 
-		bfmt(dir, sizeof(dir), "%s/%s/%s", s->install_tree, k, subs[i]);
-		collect_modules(&all, dir, true);
+		hk_bfmt(dir, sizeof(dir), "%s/%s/%s", s->install_tree, k, subs[i]);
+		hk_collect_modules(&all, dir, true);
 		for (size_t f = 0; f < all.n; f++)
 			if (!from_dkms(all.v[f], dkms_dir, dkms))
 				strv_push(&files, all.v[f]);
@@ -53,7 +53,7 @@ int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 		goto out;
 	for (size_t i = 0; i < files.n; i++)
 		t[i].path = files.v[i];
-	if (judge(s, k, t, files.n, NULL, &j) < 0 || j.n != files.n)
+	if (hk_judge(s, k, t, files.n, NULL, &j) < 0 || j.n != files.n)
 		goto out;
 	for (size_t i = 0; i < j.n; i++) {
 		const struct tg_verdict *v = &j.v[i];
@@ -63,14 +63,14 @@ int kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 			continue;
 		affected++;
 		tg_verdict_reason(v, why, sizeof(why));
-		msg("kernel %s: module %s (%s, not from DKMS): %s%s", k, v->module ? v->module : "?",
+		hk_msg("kernel %s: module %s (%s, not from DKMS): %s%s", k, v->module ? v->module : "?",
 		    v->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 	}
 	if (affected)
-		msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "
+		hk_msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "
 		    "left in place (the kernel upgrade goes on)", k, affected);
 out:
-	judgement_free(&j);
+	hk_judgement_free(&j);
 	free(t);
 	strv_free(&files);
 	return affected;

@@ -51,7 +51,7 @@ static int exec_own_pre_install(const char *src, const struct dkms_ctx *c, const
 	fflush(stdout);
 	fflush(stderr);
 	execv("/bin/bash", argv);
-	msg("cannot run /bin/bash to find the package's own PRE_INSTALL: %s", strerror(errno));
+	hk_msg("cannot run /bin/bash to find the package's own PRE_INSTALL: %s", strerror(errno));
 	return 1;
 }
 
@@ -65,19 +65,19 @@ static int exec_chained(const char *src, int argc, char **argv)
 	char path[PATH_MAX];
 
 	if (argv[0][0] != '/') {
-		bfmt(path, sizeof(path), "%s/%s", src, argv[0]);
+		hk_bfmt(path, sizeof(path), "%s/%s", src, argv[0]);
 		argv[0] = path;
 	}
 	(void)argc;
 	if (access(argv[0], X_OK) != 0) {
-		msg("the package's pre_install script is not executable: %s", argv[0]);
+		hk_msg("the package's pre_install script is not executable: %s", argv[0]);
 		return 0;
 	}
 	printf("Running the package's own pre_install script (%s):\n", argv[0]);
 	fflush(stdout);
 	fflush(stderr);
 	execv(argv[0], argv);
-	msg("cannot run %s: %s", argv[0], strerror(errno));
+	hk_msg("cannot run %s: %s", argv[0], strerror(errno));
 	return 1;
 }
 
@@ -91,7 +91,7 @@ static void parent_dir(char *p)
 		sl[1] = '\0';
 }
 
-int mode_preinstall(int argc, char **argv)
+int hk_mode_preinstall(int argc, char **argv)
 {
 	char src[PATH_MAX], mv[PATH_MAX], tree[PATH_MAX], dir[PATH_MAX], pkg[600], out[1024];
 	char retry[1024], nbuf[128], rule[PATH_MAX];
@@ -103,45 +103,45 @@ int mode_preinstall(int argc, char **argv)
 	bool refuse = false;
 	int rc = 0;
 
-	settings_load(&s);
-	dkms_ctx_get(&c);
-	if (!c.kernelver || !c.arch || !c.module || !c.module_version || !safe_name(c.kernelver) ||
-	    !safe_name(c.arch) || !safe_name(c.module) || !safe_name(c.module_version)) {
-		msg("pre-install: run by dkms as PRE_INSTALL: needs kernelver, arch, module and "
+	hk_settings_load(&s);
+	hk_dkms_ctx_get(&c);
+	if (!c.kernelver || !c.arch || !c.module || !c.module_version || !hk_safe_name(c.kernelver) ||
+	    !hk_safe_name(c.arch) || !hk_safe_name(c.module) || !hk_safe_name(c.module_version)) {
+		hk_msg("pre-install: run by dkms as PRE_INSTALL: needs kernelver, arch, module and "
 		    "module_version in the environment");
 		return 1;
 	}
-	if (logical_cwd(src, sizeof(src)) < 0) {
-		msg("pre-install: cannot tell the current directory: %s", strerror(errno));
+	if (hk_logical_cwd(src, sizeof(src)) < 0) {
+		hk_msg("pre-install: cannot tell the current directory: %s", strerror(errno));
 		return 1;
 	}
 	/* cwd = <tree>/<module>/<version>/source (a link to /usr/src/<m>-<v>): go up logically. */
-	bfmt(mv, sizeof(mv), "%s", src);
+	hk_bfmt(mv, sizeof(mv), "%s", src);
 	parent_dir(mv);
-	bfmt(tree, sizeof(tree), "%s", mv);
+	hk_bfmt(tree, sizeof(tree), "%s", mv);
 	parent_dir(tree);
 	parent_dir(tree);
-	bfmt(pkg, sizeof(pkg), "%s/%s", c.module, c.module_version);
-	bfmt(dir, sizeof(dir), "%s/%s/%s/module", mv, c.kernelver, c.arch);
+	hk_bfmt(pkg, sizeof(pkg), "%s/%s", c.module, c.module_version);
+	hk_bfmt(dir, sizeof(dir), "%s/%s/%s/module", mv, c.kernelver, c.arch);
 
-	collect_modules(&files, dir, true);
+	hk_collect_modules(&files, dir, true);
 	if (files.n == 0) {
-		msg("pre-install: no built module in %s; nothing to check", dir);
+		hk_msg("pre-install: no built module in %s; nothing to check", dir);
 		goto own;
 	}
 	targets = calloc(files.n, sizeof(*targets));
 	if (!targets) {
-		msg("out of memory");
+		hk_msg("out of memory");
 		return 1;
 	}
 	for (size_t i = 0; i < files.n; i++) {
 		targets[i].path = files.v[i];
 		targets[i].package = pkg;
 	}
-	bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, c.kernelver);
-	installed_context(dir, &files, &ctx_files);
-	if (judge(&s, c.kernelver, targets, files.n, &ctx_files, &j) < 0) {
-		msg("pre-install: could not judge the modules of %s; refusing", pkg);
+	hk_bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, c.kernelver);
+	hk_installed_context(dir, &files, &ctx_files);
+	if (hk_judge(&s, c.kernelver, targets, files.n, &ctx_files, &j) < 0) {
+		hk_msg("pre-install: could not judge the modules of %s; refusing", pkg);
 		rc = 1;
 		goto out;
 	}
@@ -149,38 +149,38 @@ int mode_preinstall(int argc, char **argv)
 		 (!c.autoinstall || s.fail_kernel_upgrade);
 	for (size_t i = 0; i < j.n; i++) {
 		struct tg_verdict *v = &j.v[i];
-		const char *name = verdict_name(v, nbuf, sizeof(nbuf));
+		const char *name = hk_verdict_name(v, nbuf, sizeof(nbuf));
 
 		if (v->action != TG_ACTION_DENY || s.mode == HOOK_WARN) {
 			if (name)
-				rule_drop(&s, name, pkg, c.kernelver, c.arch);
+				hk_rule_drop(&s, name, pkg, c.kernelver, c.arch);
 			if (v->action == TG_ACTION_DENY)
-				report_verdict(&j, v, pkg, "mode=warn: installed anyway; recorded for "
+				hk_report_verdict(&j, v, pkg, "mode=warn: installed anyway; recorded for "
 					       "\"taintguard status\"", NULL);
 			else if (v->action == TG_ACTION_MARK)
-				report_verdict(&j, v, pkg, "installed as usual; recorded for "
+				hk_report_verdict(&j, v, pkg, "installed as usual; recorded for "
 					       "\"taintguard status\"", NULL);
 			continue;
 		}
 		if (name) {
-			rule_add(&s, name, pkg, c.kernelver, c.arch,
+			hk_rule_add(&s, name, pkg, c.kernelver, c.arch,
 				 v->n_reasons ? v->reasons[0] : NULL);
-			rule_path(&s, name, rule, sizeof(rule));
+			hk_rule_path(&s, name, rule, sizeof(rule));
 		} else {
-			bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
+			hk_bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
 		}
-		bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, c.kernelver);
+		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, c.kernelver);
 		if (refuse)
-			bfmt(out, sizeof(out),
+			hk_bfmt(out, sizeof(out),
 				 "outcome: taintguard refuses to install %s for %s (dkms: \"pre_install "
 				 "failed\"); it stays built in the dkms tree; \"modprobe %s\" is blocked by %s",
 				 pkg, c.kernelver, name ? name : "?", rule);
 		else
-			bfmt(out, sizeof(out),
+			hk_bfmt(out, sizeof(out),
 				 "outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s "
 				 "right after it; \"modprobe %s\" is blocked by %s", pkg,
 				 name ? name : "?", rule);
-		report_verdict(&j, v, pkg, out, retry);
+		hk_report_verdict(&j, v, pkg, out, retry);
 	}
 	if (refuse) {
 		rc = 1;
@@ -194,13 +194,13 @@ int mode_preinstall(int argc, char **argv)
 		for (size_t i = 0; vp && i < j.n; i++)
 			vp[i] = &j.v[i];
 		if (vp)
-			record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp, j.n);
+			hk_record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp, j.n);
 		free(vp);
 	} else {
-		record_remove(&s, c.module, c.module_version, c.kernelver);
+		hk_record_remove(&s, c.module, c.module_version, c.kernelver);
 	}
 own:
-	judgement_free(&j);
+	hk_judgement_free(&j);
 	free(targets);
 	strv_free(&files);
 	strv_free(&ctx_files);
@@ -208,7 +208,7 @@ own:
 		return exec_chained(src, argc - 1, argv + 1);
 	return exec_own_pre_install(src, &c, tree);
 out:
-	judgement_free(&j);
+	hk_judgement_free(&j);
 	free(targets);
 	strv_free(&files);
 	strv_free(&ctx_files);

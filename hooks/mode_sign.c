@@ -58,15 +58,15 @@ static void real_signer(const struct settings *s, const char *k, char *buf, size
 
 	buf[0] = '\0';
 	if (s->sign_file[0]) {
-		bfmt(buf, len, "%s", s->sign_file);
+		hk_bfmt(buf, len, "%s", s->sign_file);
 		return;
 	}
-	if (framework_get(s, "sign_file", k, buf, len) == 0 && buf[0] && !is_self(buf))
+	if (hk_framework_get(s, "sign_file", k, buf, len) == 0 && buf[0] && !is_self(buf))
 		return;
 	buf[0] = '\0';
 	if (!k)
 		return;
-	bfmt(rel, sizeof(rel), "%s", k);
+	hk_bfmt(rel, sizeof(rel), "%s", k);
 	dot = strrchr(rel, '.');
 	if (dot)
 		*dot = '\0';
@@ -76,14 +76,14 @@ static void real_signer(const struct settings *s, const char *k, char *buf, size
 
 		for (size_t i = 0; i < 3 && !buf[0]; i++)
 			if (is_exec_file(dirs[i]))
-				bfmt(buf, len, "%s", dirs[i]);
+				hk_bfmt(buf, len, "%s", dirs[i]);
 		if (!buf[0])
-			bfmt(buf, len, "/usr/src/linux-headers-%s/scripts/sign-file", k);
+			hk_bfmt(buf, len, "/usr/src/linux-headers-%s/scripts/sign-file", k);
 	} else if (os_is("debian")) {
-		bfmt(buf, len, "/usr/lib/linux-kbuild-%s/scripts/sign-file", rel);
+		hk_bfmt(buf, len, "/usr/lib/linux-kbuild-%s/scripts/sign-file", rel);
 	}
 	if (!buf[0] || access(buf, F_OK) != 0)
-		bfmt(buf, len, "/lib/modules/%s/build/scripts/sign-file", k);
+		hk_bfmt(buf, len, "/lib/modules/%s/build/scripts/sign-file", k);
 }
 
 static const char *self_path(void)
@@ -101,14 +101,12 @@ static const char *module_release(const char *path, char *buf, size_t len)
 {
 	struct tg_module *m = NULL;
 	struct tg_limits lim;
-	const char *vm, *r = NULL;
+	const char *r;
 
 	tg_limits_default(&lim);
 	if (tg_module_open_path(path, &lim, &m, NULL) < 0)
 		return NULL;
-	vm = tg_module_get(m, "vermagic");
-	if (vm && tg_kernel_release_from_vermagic(vm, buf, len) == 0)
-		r = buf;
+	r = tg_target_release(NULL, path, m, buf, len);
 	tg_module_free(m);
 	return r;
 }
@@ -119,18 +117,18 @@ static int package_from_path(const char *path, const struct dkms_ctx *c, char *m
 {
 	const char *p = strstr(path, "/build/");
 
-	if (c->module && c->module_version && safe_name(c->module) && safe_name(c->module_version)) {
+	if (c->module && c->module_version && hk_safe_name(c->module) && hk_safe_name(c->module_version)) {
 		char needle[600];
 		const char *q;
 
-		bfmt(needle, sizeof(needle), "/%s/%s/build/", c->module, c->module_version);
+		hk_bfmt(needle, sizeof(needle), "/%s/%s/build/", c->module, c->module_version);
 		q = strstr(path, needle);
-		bfmt(m, len, "%s", c->module);
-		bfmt(v, len, "%s", c->module_version);
+		hk_bfmt(m, len, "%s", c->module);
+		hk_bfmt(v, len, "%s", c->module_version);
 		if (q)
-			bfmt(build, len, "%.*s", (int)(q - path + strlen(needle) - 1), path);
+			hk_bfmt(build, len, "%.*s", (int)(q - path + strlen(needle) - 1), path);
 		else
-			bfmt(build, len, "%.*s", (int)(strrchr(path, '/') - path), path);
+			hk_bfmt(build, len, "%.*s", (int)(strrchr(path, '/') - path), path);
 		return 0;
 	}
 	if (p && p > path) {
@@ -142,17 +140,17 @@ static int package_from_path(const char *path, const struct dkms_ctx *c, char *m
 		while (ms > path && ms[-1] != '/')
 			ms--;
 		if (vs > path && ms < vs - 1) {
-			bfmt(m, len, "%.*s", (int)(vs - 1 - ms), ms);
-			bfmt(v, len, "%.*s", (int)(ve - vs), vs);
-			bfmt(build, len, "%.*s", (int)(p - path + 6), path);
-			if (safe_name(m) && safe_name(v))
+			hk_bfmt(m, len, "%.*s", (int)(vs - 1 - ms), ms);
+			hk_bfmt(v, len, "%.*s", (int)(ve - vs), vs);
+			hk_bfmt(build, len, "%.*s", (int)(p - path + 6), path);
+			if (hk_safe_name(m) && hk_safe_name(v))
 				return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-int mode_sign(int argc, char **argv)
+int hk_mode_sign(int argc, char **argv)
 {
 	char m[256] = "", v[256] = "", build[PATH_MAX] = "", pkg[600], signer[PATH_MAX];
 	char relbuf[256], nbuf[128], out[1024], retry[1024], rule[PATH_MAX];
@@ -168,15 +166,15 @@ int mode_sign(int argc, char **argv)
 	bool unlinked = false;
 
 	if (argc != 5) {
-		msg("sign-file: expected HASH KEY CERT MODULE, got %d arguments", argc - 1);
+		hk_msg("sign-file: expected HASH KEY CERT MODULE, got %d arguments", argc - 1);
 		return 2;
 	}
 	module = argv[4];
-	msg_stderr_fallback();
-	settings_load(&s);
-	dkms_ctx_get(&c);
+	hk_msg_stderr_fallback();
+	hk_settings_load(&s);
+	hk_dkms_ctx_get(&c);
 	arch = c.arch ? c.arch : "x86_64";
-	k = c.kernelver && safe_name(c.kernelver) ? c.kernelver
+	k = c.kernelver && hk_safe_name(c.kernelver) ? c.kernelver
 						  : module_release(module, relbuf, sizeof(relbuf));
 
 	/* 1. Sign, exactly as dkms would have. */
@@ -184,30 +182,30 @@ int mode_sign(int argc, char **argv)
 	if (is_exec_file(signer) && !is_self(signer)) {
 		char *sargv[] = { signer, argv[1], argv[2], argv[3], (char *)module, NULL };
 
-		sign_rc = run_wait(sargv);
+		sign_rc = hk_run_wait(sargv);
 	} else {
-		msg("no module signer found (%s); %s is left unsigned",
+		hk_msg("no module signer found (%s); %s is left unsigned",
 		    signer[0] ? signer : "none configured", module);
 	}
 
 	/* 2. Judge it with its siblings from the same build (and installed DKMS modules). */
 	if (package_from_path(module, &c, m, v, build, sizeof(build)) < 0) {
-		bfmt(m, sizeof(m), "unknown");
-		bfmt(v, sizeof(v), "0");
+		hk_bfmt(m, sizeof(m), "unknown");
+		hk_bfmt(v, sizeof(v), "0");
 		const char *sl = strrchr(module, '/');
 
 		if (sl && sl > module)
-			bfmt(build, sizeof(build), "%.*s", (int)(sl - module), module);
+			hk_bfmt(build, sizeof(build), "%.*s", (int)(sl - module), module);
 		else
-			bfmt(build, sizeof(build), "%s", sl ? "/" : ".");
+			hk_bfmt(build, sizeof(build), "%s", sl ? "/" : ".");
 	}
-	bfmt(pkg, sizeof(pkg), "%s/%s", m, v);
-	collect_modules(&files, build, true);
+	hk_bfmt(pkg, sizeof(pkg), "%s/%s", m, v);
+	hk_collect_modules(&files, build, true);
 	if (!strv_has(&files, module))
 		strv_push(&files, module);
 	targets = calloc(files.n, sizeof(*targets));
 	if (!targets) {
-		msg("out of memory");
+		hk_msg("out of memory");
 		return sign_rc;
 	}
 	for (size_t i = 0; i < files.n; i++) {
@@ -219,11 +217,11 @@ int mode_sign(int argc, char **argv)
 	if (k) {
 		char dir[PATH_MAX];
 
-		bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, k);
-		installed_context(dir, &files, &ctx_files);
+		hk_bfmt(dir, sizeof(dir), "%s/%s/updates/dkms", s.install_tree, k);
+		hk_installed_context(dir, &files, &ctx_files);
 	}
-	if (judge(&s, k, targets, files.n, &ctx_files, &j) < 0 || j.n <= self) {
-		msg("could not judge %s; leaving it to the install-time checks", module);
+	if (hk_judge(&s, k, targets, files.n, &ctx_files, &j) < 0 || j.n <= self) {
+		hk_msg("could not judge %s; leaving it to the install-time checks", module);
 		rc = sign_rc;
 		goto out;
 	}
@@ -231,31 +229,31 @@ int mode_sign(int argc, char **argv)
 	k = j.release ? j.release : k;
 	if (j.guard)
 		c.wrapped = false;	/* its dkms.conf can drop the wrapper's PRE_INSTALL */
-	name = verdict_name(me, nbuf, sizeof(nbuf));
+	name = hk_verdict_name(me, nbuf, sizeof(nbuf));
 	rc = sign_rc;
 
 	if (me->action != TG_ACTION_DENY || s.mode == HOOK_WARN) {
 		if (name && k)
-			rule_drop(&s, name, pkg, k, arch);
+			hk_rule_drop(&s, name, pkg, k, arch);
 		if (me->action == TG_ACTION_ALLOW)
 			goto out;
 		if (c.wrapped && me->action == TG_ACTION_MARK) {
-			msg("%s (dkms %s): marked by taintguard policy (rule %s); details at install",
+			hk_msg("%s (dkms %s): marked by taintguard policy (rule %s); details at install",
 			    name ? name : module, pkg, me->rule ? me->rule : "?");
 			goto out;
 		}
-		bfmt(out, sizeof(out), "%s",
+		hk_bfmt(out, sizeof(out), "%s",
 			 me->action == TG_ACTION_DENY
 				 ? "mode=warn: dkms builds and installs it anyway; recorded for \"taintguard status\""
 				 : "dkms builds and installs it as usual; recorded for \"taintguard status\"");
-		report_verdict(&j, me, pkg, out, NULL);
+		hk_report_verdict(&j, me, pkg, out, NULL);
 		if (!c.wrapped && k) {
 			const struct tg_verdict **vp = calloc(j.n, sizeof(*vp));
 
 			for (size_t i = 0; vp && i < j.n; i++)
 				vp[i] = &j.v[i];
 			if (vp)
-				record_write(&s, &j, m, v, k, arch, vp, j.n);
+				hk_record_write(&s, &j, m, v, k, arch, vp, j.n);
 			free(vp);
 		}
 		goto out;
@@ -263,11 +261,11 @@ int mode_sign(int argc, char **argv)
 
 	/* 3. Deny. */
 	if (name && k)
-		rule_add(&s, name, pkg, k, arch, me->n_reasons ? me->reasons[0] : NULL);
+		hk_rule_add(&s, name, pkg, k, arch, me->n_reasons ? me->reasons[0] : NULL);
 	if (name)
-		rule_path(&s, name, rule, sizeof(rule));
+		hk_rule_path(&s, name, rule, sizeof(rule));
 	else
-		bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
+		hk_bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
 	switch (s.sign_file_deny) {
 	case SIGN_DENY_UNLINK:
 		unlinked = true;
@@ -282,35 +280,35 @@ int mode_sign(int argc, char **argv)
 	}
 	if (unlinked) {
 		if (unlink(module) < 0 && errno != ENOENT)
-			msg("cannot delete %s: %s", module, strerror(errno));
-		bfmt(out, sizeof(out),
+			hk_msg("cannot delete %s: %s", module, strerror(errno));
+		hk_bfmt(out, sizeof(out),
 			 "outcome: %s deleted so that dkms cannot install it (dkms may go on to say "
 			 "\"cp: cannot stat\"); \"modprobe %s\" is blocked by %s",
 			 module, name ? name : "?", rule);
-		/* dkms < 3.1.7 leaves a half-built state that "sync" cleans (rule_sync). */
-		bfmt(retry, sizeof(retry), "%s sync; dkms install %s -k %s", self_path(), pkg,
+		/* dkms < 3.1.7 leaves a half-built state that "sync" cleans (hk_rule_sync). */
+		hk_bfmt(retry, sizeof(retry), "%s sync; dkms install %s -k %s", self_path(), pkg,
 		     k ? k : "KVER");
-		report_verdict(&j, me, pkg, out, retry);
+		hk_report_verdict(&j, me, pkg, out, retry);
 		rc = 1;	/* dkms >= 3.1.6 then shows this output with its warning */
 	} else if (c.autoinstall && !s.fail_kernel_upgrade) {
-		bfmt(out, sizeof(out),
+		hk_bfmt(out, sizeof(out),
 			 "outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s right "
 			 "after it, and \"modprobe %s\" is blocked by %s", pkg, name ? name : "?", rule);
-		bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
-		report_verdict(&j, me, pkg, out, retry);
+		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
+		hk_report_verdict(&j, me, pkg, out, retry);
 	} else if (c.wrapped) {
-		msg("%s (dkms %s): DENIED by taintguard policy (rule %s); taintguard's pre_install "
+		hk_msg("%s (dkms %s): DENIED by taintguard policy (rule %s); taintguard's pre_install "
 		    "check will refuse to install it; \"modprobe %s\" is blocked by %s",
 		    name ? name : module, pkg, me->rule ? me->rule : "?", name ? name : "?", rule);
 	} else {
-		bfmt(out, sizeof(out),
+		hk_bfmt(out, sizeof(out),
 			 "outcome: kept in the build (sign_file_deny=keep); \"modprobe %s\" is blocked by %s",
 			 name ? name : "?", rule);
-		bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
-		report_verdict(&j, me, pkg, out, retry);
+		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
+		hk_report_verdict(&j, me, pkg, out, retry);
 	}
 out:
-	judgement_free(&j);
+	hk_judgement_free(&j);
 	free(targets);
 	strv_free(&files);
 	strv_free(&ctx_files);

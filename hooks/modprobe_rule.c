@@ -28,9 +28,9 @@ struct rule {
 	char reason[400];
 };
 
-void rule_path(const struct settings *s, const char *name, char *buf, size_t len)
+void hk_rule_path(const struct settings *s, const char *name, char *buf, size_t len)
 {
-	bfmt(buf, len, "%s/taintguard-%s.conf", s->modprobe_dir, name);
+	hk_bfmt(buf, len, "%s/taintguard-%s.conf", s->modprobe_dir, name);
 }
 
 /* 1: ours, read; 0: no file; -EEXIST: a file we did not write; <0 error. */
@@ -57,7 +57,7 @@ static int rule_read(const char *path, struct rule *r)
 				r->n++;
 			}
 		} else if (!strncmp(line, REASON, strlen(REASON))) {
-			bfmt(r->reason, sizeof(r->reason), "%s", line + strlen(REASON));
+			hk_bfmt(r->reason, sizeof(r->reason), "%s", line + strlen(REASON));
 		}
 	}
 	fclose(f);
@@ -72,7 +72,7 @@ static int rule_write(const char *path, const char *name, const struct rule *r)
 
 	if (r->n == 0)
 		return unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
-	if (bfmt(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) < 0)
+	if (hk_bfmt(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) < 0)
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
@@ -125,12 +125,12 @@ static bool ok_fields(const char *name, const char *package, const char *kernel,
 {
 	const char *slash = package ? strchr(package, '/') : NULL;
 
-	return safe_name(name) && slash && slash != package && !strchr(slash + 1, '/') &&
-	       strlen(package) < 128 && safe_name(kernel) && strlen(kernel) < 128 &&
-	       safe_name(arch) && strlen(arch) < 128;
+	return hk_safe_name(name) && slash && slash != package && !strchr(slash + 1, '/') &&
+	       strlen(package) < 128 && hk_safe_name(kernel) && strlen(kernel) < 128 &&
+	       hk_safe_name(arch) && strlen(arch) < 128;
 }
 
-int rule_add(const struct settings *s, const char *name, const char *package,
+int hk_rule_add(const struct settings *s, const char *name, const char *package,
 	     const char *kernel, const char *arch, const char *reason)
 {
 	char path[PATH_MAX];
@@ -138,32 +138,32 @@ int rule_add(const struct settings *s, const char *name, const char *package,
 	int rc;
 
 	if (!ok_fields(name, package, kernel, arch)) {
-		msg("no modprobe.d rule for '%s': unusable name", name ? name : "?");
+		hk_msg("no modprobe.d rule for '%s': unusable name", name ? name : "?");
 		return -EINVAL;
 	}
 	r = malloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	rule_path(s, name, path, sizeof(path));
+	hk_rule_path(s, name, path, sizeof(path));
 	rc = rule_read(path, r);
 	if (rc == -EEXIST) {
-		msg("%s exists and was not written by taintguard; left alone", path);
+		hk_msg("%s exists and was not written by taintguard; left alone", path);
 		free(r);
 		return rc;
 	}
 	if (rc < 0) {
-		msg("%s: %s", path, strerror(-rc));
+		hk_msg("%s: %s", path, strerror(-rc));
 		free(r);
 		return rc;
 	}
 	if (find_entry(r, package, kernel, arch) < 0 && r->n < MAX_ENTRIES) {
-		bfmt(r->entries[r->n][0], 128, "%s", package);
-		bfmt(r->entries[r->n][1], 128, "%s", kernel);
-		bfmt(r->entries[r->n][2], 128, "%s", arch);
+		hk_bfmt(r->entries[r->n][0], 128, "%s", package);
+		hk_bfmt(r->entries[r->n][1], 128, "%s", kernel);
+		hk_bfmt(r->entries[r->n][2], 128, "%s", arch);
 		r->n++;
 	}
 	if (reason) {
-		bfmt(r->reason, sizeof(r->reason), "%s", reason);
+		hk_bfmt(r->reason, sizeof(r->reason), "%s", reason);
 		for (char *p = r->reason; *p; p++)
 			if (*p == '\n' || *p == '\r')
 				*p = ' ';
@@ -171,12 +171,12 @@ int rule_add(const struct settings *s, const char *name, const char *package,
 	mkdir(s->modprobe_dir, 0755);
 	rc = rule_write(path, name, r);
 	if (rc < 0)
-		msg("cannot write %s: %s", path, strerror(-rc));
+		hk_msg("cannot write %s: %s", path, strerror(-rc));
 	free(r);
 	return rc;
 }
 
-int rule_drop(const struct settings *s, const char *name, const char *package,
+int hk_rule_drop(const struct settings *s, const char *name, const char *package,
 	      const char *kernel, const char *arch)
 {
 	char path[PATH_MAX];
@@ -189,13 +189,13 @@ int rule_drop(const struct settings *s, const char *name, const char *package,
 	r = malloc(sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	rule_path(s, name, path, sizeof(path));
+	hk_rule_path(s, name, path, sizeof(path));
 	rc = rule_read(path, r);
 	if (rc == 1 && (i = find_entry(r, package, kernel, arch)) >= 0) {
 		drop_at(r, (size_t)i);
 		rc = rule_write(path, name, r);
 		if (rc == 0 && r->n == 0)
-			msg("removed %s: module %s is no longer denied", path, name);
+			hk_msg("removed %s: module %s is no longer denied", path, name);
 	} else if (rc == 1) {
 		rc = 0;
 	}
@@ -225,14 +225,14 @@ static bool clean_debris(const char *tree, const char *m, const char *v, const c
 	ssize_t n;
 	bool empty;
 
-	if (bfmt(mod, sizeof(mod), "%s/module", dir) < 0 ||
-	    bfmt(link, sizeof(link), "%s/%s/kernel-%s-%s", tree, m, k, a) < 0 ||
-	    bfmt(want, sizeof(want), "%s/%s/%s", v, k, a) < 0 ||
-	    bfmt(kdir, sizeof(kdir), "%s/%s/%s/%s", tree, m, v, k) < 0)
+	if (hk_bfmt(mod, sizeof(mod), "%s/module", dir) < 0 ||
+	    hk_bfmt(link, sizeof(link), "%s/%s/kernel-%s-%s", tree, m, k, a) < 0 ||
+	    hk_bfmt(want, sizeof(want), "%s/%s/%s", v, k, a) < 0 ||
+	    hk_bfmt(kdir, sizeof(kdir), "%s/%s/%s/%s", tree, m, v, k) < 0)
 		return false;
 	if (stat(mod, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
-	collect_modules(&files, mod, true);
+	hk_collect_modules(&files, mod, true);
 	empty = files.n == 0;
 	strv_free(&files);
 	if (!empty)
@@ -250,9 +250,9 @@ static bool clean_debris(const char *tree, const char *m, const char *v, const c
 	return true;
 }
 
-int rule_sync(struct settings *s, bool verbose)
+int hk_rule_sync(struct settings *s, bool verbose)
 {
-	const char *tree = settings_dkms_tree(s);
+	const char *tree = hk_settings_dkms_tree(s);
 	DIR *d = opendir(s->modprobe_dir);
 	struct dirent *e;
 	struct rule *r;
@@ -275,9 +275,9 @@ int rule_sync(struct settings *s, bool verbose)
 			continue;
 		memcpy(name, e->d_name + 11, len - 16);
 		name[len - 16] = '\0';
-		if (!safe_name(name))
+		if (!hk_safe_name(name))
 			continue;
-		rule_path(s, name, path, sizeof(path));
+		hk_rule_path(s, name, path, sizeof(path));
 		if (rule_read(path, r) != 1)
 			continue;
 		for (size_t i = 0; i < r->n;) {
@@ -286,9 +286,9 @@ int rule_sync(struct settings *s, bool verbose)
 
 			char m[128], *v;
 
-			bfmt(m, sizeof(m), "%s", r->entries[i][0]);
+			hk_bfmt(m, sizeof(m), "%s", r->entries[i][0]);
 			v = strchr(m, '/');
-			if (!v || bfmt(dir, sizeof(dir), "%s/%s/%s/%s", tree, r->entries[i][0],
+			if (!v || hk_bfmt(dir, sizeof(dir), "%s/%s/%s/%s", tree, r->entries[i][0],
 				       r->entries[i][1], r->entries[i][2]) < 0) {
 				i++;
 				continue;
@@ -299,7 +299,7 @@ int rule_sync(struct settings *s, bool verbose)
 					i++;
 					continue;
 				}
-				msg("cleaned up what dkms left of the denied build %s for %s (%s): "
+				hk_msg("cleaned up what dkms left of the denied build %s for %s (%s): "
 				    "dkms status now says \"added\"", r->entries[i][0], r->entries[i][1], dir);
 			}
 			drop_at(r, i);
@@ -308,7 +308,7 @@ int rule_sync(struct settings *s, bool verbose)
 		if (changed && rule_write(path, name, r) == 0 && r->n == 0) {
 			removed++;
 			if (verbose)
-				msg("removed %s: the denied DKMS build of %s is gone", path, name);
+				hk_msg("removed %s: the denied DKMS build of %s is gone", path, name);
 		}
 	}
 	closedir(d);

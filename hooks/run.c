@@ -15,12 +15,12 @@
 
 static FILE *msg_out;
 
-FILE *msg_stream(void)
+FILE *hk_msg_stream(void)
 {
 	return msg_out ? msg_out : stderr;
 }
 
-void msg_stderr_fallback(void)
+void hk_msg_stderr_fallback(void)
 {
 	struct stat a, b;
 
@@ -30,9 +30,9 @@ void msg_stderr_fallback(void)
 		msg_out = stdout;
 }
 
-void msg(const char *fmt, ...)
+void hk_msg(const char *fmt, ...)
 {
-	FILE *out = msg_stream();
+	FILE *out = hk_msg_stream();
 	va_list ap;
 
 	fflush(stdout);
@@ -44,7 +44,7 @@ void msg(const char *fmt, ...)
 	fflush(out);
 }
 
-int bfmt(char *buf, size_t len, const char *fmt, ...)
+int hk_bfmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -88,12 +88,12 @@ static int spawn(char *const argv[], int out_fd)
 	return status_of(st);
 }
 
-int run_wait(char *const argv[])
+int hk_run_wait(char *const argv[])
 {
 	return spawn(argv, -1);
 }
 
-int run_capture(char *const argv[], char *buf, size_t len)
+int hk_run_capture(char *const argv[], char *buf, size_t len)
 {
 	char tmpl[] = "/tmp/taintguard-dkms.XXXXXX";
 	int fd = mkostemp(tmpl, O_CLOEXEC), r;

@@ -12,7 +12,7 @@
 
 static void set_str(char *dst, const char *v)
 {
-	bfmt(dst, PATH_MAX, "%s", v);
+	hk_bfmt(dst, PATH_MAX, "%s", v);
 }
 
 static void defaults(struct settings *s)
@@ -43,7 +43,7 @@ static int parse_limits(struct settings *s, const char *val)
 		struct tg_error err = { 0 };
 
 		if (tg_limits_set(&lim, a, &err) < 0) {
-			msg("%s", err.msg);
+			hk_msg("%s", err.msg);
 			return -EINVAL;
 		}
 	}
@@ -127,7 +127,7 @@ static int apply(struct settings *s, const char *key, const char *val)
 	return -ENOENT;
 }
 
-int settings_load(struct settings *s)
+int hk_settings_load(struct settings *s)
 {
 	const char *path = getenv("TAINTGUARD_DKMS_CONF");
 	char line[PATH_MAX + 64];
@@ -142,7 +142,7 @@ int settings_load(struct settings *s)
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		msg("%s: %s (using the defaults)", path, strerror(errno));
+		hk_msg("%s: %s (using the defaults)", path, strerror(errno));
 		return -errno;
 	}
 	set_str(s->path, path);
@@ -156,7 +156,7 @@ int settings_load(struct settings *s)
 			continue;
 		eq = strchr(p, '=');
 		if (!eq) {
-			msg("%s:%u: expected key=value, ignored", path, lineno);
+			hk_msg("%s:%u: expected key=value, ignored", path, lineno);
 			rc = -EINVAL;
 			continue;
 		}
@@ -170,9 +170,9 @@ int settings_load(struct settings *s)
 		}
 		r = apply(s, key, val);
 		if (r == -ENOENT)
-			msg("%s:%u: unknown setting '%s', ignored", path, lineno, key);
+			hk_msg("%s:%u: unknown setting '%s', ignored", path, lineno, key);
 		else if (r < 0)
-			msg("%s:%u: invalid value '%s' for %s, ignored", path, lineno, val, key);
+			hk_msg("%s:%u: invalid value '%s' for %s, ignored", path, lineno, val, key);
 		if (r < 0)
 			rc = r;
 	}
@@ -180,7 +180,7 @@ int settings_load(struct settings *s)
 	return rc;
 }
 
-int framework_get(const struct settings *s, const char *var, const char *kernelver,
+int hk_framework_get(const struct settings *s, const char *var, const char *kernelver,
 		  char *buf, size_t len)
 {
 	/*
@@ -202,7 +202,7 @@ int framework_get(const struct settings *s, const char *var, const char *kernelv
 	int r;
 
 	buf[0] = '\0';
-	r = run_capture(argv, buf, len);
+	r = hk_run_capture(argv, buf, len);
 	if (r != 0) {
 		buf[0] = '\0';
 		return r < 0 ? r : -EIO;
@@ -210,10 +210,10 @@ int framework_get(const struct settings *s, const char *var, const char *kernelv
 	return 0;
 }
 
-const char *settings_dkms_tree(struct settings *s)
+const char *hk_settings_dkms_tree(struct settings *s)
 {
 	if (!s->dkms_tree[0]) {
-		if (framework_get(s, "dkms_tree", NULL, s->dkms_tree, sizeof(s->dkms_tree)) < 0 ||
+		if (hk_framework_get(s, "dkms_tree", NULL, s->dkms_tree, sizeof(s->dkms_tree)) < 0 ||
 		    !s->dkms_tree[0])
 			set_str(s->dkms_tree, "/var/lib/dkms");
 	}

@@ -41,10 +41,10 @@ static int mode_audit_cmd(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	settings_load(&s);
-	denied = audit_kernel(&s, argv[1], true);
-	rule_sync(&s, true);
-	record_sync(&s, true);
+	hk_settings_load(&s);
+	denied = hk_audit_kernel(&s, argv[1], true);
+	hk_rule_sync(&s, true);
+	hk_record_sync(&s, true);
 	if (denied < 0)
 		return 2;
 	printf("%d denied DKMS module(s) for kernel %s\n", denied, argv[1]);
@@ -57,20 +57,20 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} modes[] = {
-		{ "sign-file", mode_sign },
-		{ "pre-install", mode_preinstall },
-		{ "kernel-postinst", mode_kernel_postinst },
-		{ "after-dkms", mode_after_dkms },
-		{ "sync", mode_sync },
+		{ "sign-file", hk_mode_sign },
+		{ "pre-install", hk_mode_preinstall },
+		{ "kernel-postinst", hk_mode_kernel_postinst },
+		{ "after-dkms", hk_mode_after_dkms },
+		{ "sync", hk_mode_sync },
 		{ "audit", mode_audit_cmd },
 	};
 	const char *base = strrchr(argv[0], '/');
 
 	base = base ? base + 1 : argv[0];
 	if (!strcmp(base, SIGN_NAME))
-		return mode_sign(argc, argv);
+		return hk_mode_sign(argc, argv);
 	if (!strcmp(base, PREINSTALL_NAME))
-		return mode_preinstall(argc, argv);
+		return hk_mode_preinstall(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name))
 			return modes[i].fn(argc - 1, argv + 1);
-	msg("unknown mode '%s'", argv[1]);
+	hk_msg("unknown mode '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

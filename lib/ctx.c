@@ -150,7 +150,7 @@ static struct kentry *kernel_entry(struct tg_ctx *c, const char *release)
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (same_release(c->kv[i].release, release))
 			return &c->kv[i];
-	if (tg_grow(&c->kv, &c->cap_kv, c->n_kv, sizeof(*c->kv)) < 0)
+	if (grow_array(&c->kv, &c->cap_kv, c->n_kv, sizeof(*c->kv)) < 0)
 		return NULL;
 	k = &c->kv[c->n_kv];
 	memset(k, 0, sizeof(*k));

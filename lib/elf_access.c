@@ -72,7 +72,7 @@ int tg_elf_problem(struct tg_elf *e, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = tg_strv_vpushf(&e->problems, fmt, ap);
+	r = strv_vpushf(&e->problems, fmt, ap);
 	va_end(ap);
 	return r;
 }

@@ -30,7 +30,7 @@ struct tg_elf {
 	const char *label;
 	const struct tg_limits *lim;
 	struct tg_module *m;		/* being filled (the module reader's, not elf_access.c's) */
-	struct tg_strv problems;	/* what the kernel's elf_validity checks reject */
+	struct strv problems;	/* what the kernel's elf_validity checks reject */
 	struct tg_error *err;
 };
 

@@ -11,6 +11,12 @@
 
 #include "taintguard.h"
 
+/* util/: what every directory of the project shares */
+#include "grow.h"
+#include "hex.h"
+#include "strf.h"
+#include "strv.h"
+
 #define TG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define tg_unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -27,21 +33,6 @@ static inline bool tg_in_bounds(uint64_t total, uint64_t off, uint64_t size)
 	return off <= total && size <= total - off;
 }
 
-/* Growable array of owned strings. */
-struct tg_strv {
-	char **v;
-	size_t n, cap;
-};
-int tg_strv_push(struct tg_strv *sv, const char *s);	/* copies */
-int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-int tg_strv_vpushf(struct tg_strv *sv, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-void tg_strv_free(struct tg_strv *sv);
-void tg_strv_free_array(char **v, size_t n);
-
-/* malloc'ed printf; NULL on ENOMEM. */
-char *tg_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *tg_strdup0(const char *s);	/* strdup that passes NULL through */
 
 /*
@@ -54,9 +45,6 @@ void tg_strpool_free(struct tg_strpool *pool);
 
 /* A fast hash of @len bytes for open-addressing tables (keys are compared after it). */
 uint32_t tg_name_hash(const char *s, size_t len);
-
-/* Grow *arr (element size @elem) so that index @n fits; 0 or -ENOMEM. */
-int tg_grow(void *arr, size_t *cap, size_t n, size_t elem);
 
 /*
  * Read a whole file or fd into memory, at most @cap bytes (-EFBIG past it).

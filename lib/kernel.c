@@ -33,20 +33,20 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k->config_path);
 	free(k->vermagic);
 	free(k->vermagic_source);
-	tg_strv_free_array(k->trusted_keys, k->n_trusted_keys);
+	strv_free_array(k->trusted_keys, k->n_trusted_keys);
 	free(k->trusted_keys_source);
 	free(k->image_path);
 	free(k->sysmap_path);
 	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
-	tg_strv_free_array(k->notes, k->n_notes);
+	strv_free_array(k->notes, k->n_notes);
 	free(k);
 }
 
 static int kernel_note(struct tg_kernel *k, const char *msg)
 {
-	struct tg_strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
-	int r = tg_strv_push(&sv, msg);
+	struct strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
+	int r = strv_push(&sv, msg);
 
 	k->notes = sv.v;
 	k->n_notes = sv.n;

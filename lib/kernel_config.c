@@ -129,7 +129,7 @@ char *tg_config_vermagic(const struct tg_kconfig *c, const char *release)
 		preempt = "preempt ";
 	else if (c->on[CFG_PREEMPT_RT])
 		preempt = "preempt_rt ";
-	return tg_asprintf("%s %s%s%s%s%s", release, c->on[CFG_SMP] ? "SMP " : "", preempt,
+	return strf("%s %s%s%s%s%s", release, c->on[CFG_SMP] ? "SMP " : "", preempt,
 			   c->on[CFG_MODULE_UNLOAD] ? "mod_unload " : "",
 			   c->on[CFG_MODVERSIONS] ? "modversions " : "", arch);
 }

@@ -72,9 +72,9 @@ static void collect_modules(const char *dir, int depth, struct candv *cv, size_t
 
 		if (name[0] == '.' || !tg_module_file_name(name))
 			continue;
-		p = tg_asprintf("%s/%s", dir, name);
+		p = strf("%s/%s", dir, name);
 		if (!p || lstat(p, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    tg_grow(&here.v, &here.cap, here.n, sizeof(*here.v)) < 0) {
+		    grow_array(&here.v, &here.cap, here.n, sizeof(*here.v)) < 0) {
 			free(p);
 			continue;
 		}
@@ -84,7 +84,7 @@ static void collect_modules(const char *dir, int depth, struct candv *cv, size_t
 		qsort(here.v, here.n, sizeof(*here.v), cand_cmp);
 	for (size_t i = 0; i < here.n; i++) {
 		if (cv->n < max && !candv_has(cv, here.v[i].path) &&
-		    tg_grow(&cv->v, &cv->cap, cv->n, sizeof(*cv->v)) == 0) {
+		    grow_array(&cv->v, &cv->cap, cv->n, sizeof(*cv->v)) == 0) {
 			cv->v[cv->n++] = here.v[i];
 			here.v[i].path = NULL;
 		}
@@ -97,7 +97,7 @@ static void collect_modules(const char *dir, int depth, struct candv *cv, size_t
 		char *p;
 
 		if (depth > 0 && cv->n < max && name[0] != '.' && !tg_module_file_name(name)) {
-			p = tg_asprintf("%s/%s", dir, name);
+			p = strf("%s/%s", dir, name);
 			if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 				collect_modules(p, depth - 1, cv, max);
 			free(p);
@@ -116,7 +116,7 @@ static void intree_candidates(const char *kdir, struct candv *cv)
 	static const char *const known[] = { "drivers/net", "fs", "lib", "crypto" };
 
 	for (size_t i = 0; i < TG_ARRAY_SIZE(known) && cv->n < INTREE_MAX; i++) {
-		char *d = tg_asprintf("%s/%s", kdir, known[i]);
+		char *d = strf("%s/%s", kdir, known[i]);
 
 		if (d)
 			collect_modules(d, 0, cv, INTREE_MAX);
@@ -126,12 +126,12 @@ static void intree_candidates(const char *kdir, struct candv *cv)
 		collect_modules(kdir, INTREE_DEPTH, cv, INTREE_MAX);
 }
 
-static int strv_push_unique(struct tg_strv *sv, const char *s)
+static int strv_push_unique(struct strv *sv, const char *s)
 {
 	for (size_t i = 0; i < sv->n; i++)
 		if (!strcmp(sv->v[i], s))
 			return 0;
-	return tg_strv_push(sv, s);
+	return strv_push(sv, s);
 }
 
 /*
@@ -140,7 +140,7 @@ static int strv_push_unique(struct tg_strv *sv, const char *s)
  * carries its builder's vermagic and key, not the kernel's.
  */
 static int learn_from_module(struct tg_kernel *k, const char *path, const struct tg_module *m,
-			     struct tg_strv *keys)
+			     struct strv *keys)
 {
 	const char *vm = tg_module_get(m, "vermagic");
 	const struct tg_signature *sig = &m->sig;
@@ -156,7 +156,7 @@ static int learn_from_module(struct tg_kernel *k, const char *path, const struct
 	if (!k->this_module_size && m->this_module_size)
 		k->this_module_size = m->this_module_size;
 	if (sig->present && !sig->malformed && sig->signer && sig->key_id) {
-		char *id = tg_asprintf("%s/%s", sig->signer, sig->key_id);
+		char *id = strf("%s/%s", sig->signer, sig->key_id);
 		int r = id ? strv_push_unique(keys, id) : -ENOMEM;
 
 		free(id);
@@ -169,7 +169,7 @@ static int learn_from_module(struct tg_kernel *k, const char *path, const struct
 static int learn_from_dir(struct tg_kernel *k, const char *kdir, const struct tg_limits *lim)
 {
 	struct candv cv = { 0 };
-	struct tg_strv keys = { 0 };
+	struct strv keys = { 0 };
 	bool used = false;
 	int r = 0;
 
@@ -191,7 +191,7 @@ static int learn_from_dir(struct tg_kernel *k, const char *kdir, const struct tg
 			r = -ENOMEM;
 	}
 	if (r < 0) {
-		tg_strv_free(&keys);
+		strv_free(&keys);
 		return r;
 	}
 	k->trusted_keys = keys.v;

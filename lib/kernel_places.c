@@ -16,7 +16,7 @@
 /* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release)
 {
-	char *p = tg_asprintf("%s%s%s", pl->pre, release, pl->post), *r;
+	char *p = strf("%s%s%s", pl->pre, release, pl->post), *r;
 
 	if (!p || !*root)
 		return p;
@@ -32,7 +32,7 @@ bool tg_is_readable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 }
 
-/* Where distros put Module.symvers, most specific first (§7). */
+/* Where distros put Module.symvers, most specific first (docs/module-formats.md). */
 const struct tg_kplace tg_symvers_places[] = {
 	{ "/lib/modules/", "/build/Module.symvers" },	/* Debian, Fedora -devel */
 	{ "/usr/src/kernels/", "/Module.symvers" },	/* Fedora/RHEL kernel-devel */

@@ -25,7 +25,7 @@
 
 static int read_src(const char *dir, const char *rel, char **buf, struct tg_error *err)
 {
-	char *path = tg_asprintf("%s/%s", dir, rel);
+	char *path = strf("%s/%s", dir, rel);
 	size_t len;
 	int r;
 
@@ -182,7 +182,7 @@ void tg_kernel_source_free(struct tg_kernel_source *ks)
 		free(ks->forced[i].reason);
 	}
 	free(ks->forced);
-	tg_strv_free_array(ks->licenses, ks->n_licenses);
+	strv_free_array(ks->licenses, ks->n_licenses);
 	free(ks->loader_file);
 	free(ks);
 }

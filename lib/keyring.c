@@ -37,18 +37,6 @@ static void cert_free(struct tg_cert *c)
 	free(c->id);
 }
 
-static char *hex_colon(const unsigned char *p, size_t n)
-{
-	char *s = malloc(n ? n * 3 : 1);
-
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		snprintf(s + i * 3, 4, i + 1 < n ? "%02X:" : "%02X", p[i]);
-	return s;
-}
-
 /* CN of @name, else its one-line form. */
 static char *name_text(const X509_NAME *name)
 {
@@ -99,7 +87,7 @@ static int add_x509(struct tg_keyring *kr, X509 *x, const char *label)
 		goto nomem;
 	why = unusable(x, c.pkey);
 	if (why) {
-		int r = tg_strv_pushf(&kr->skipped, "%s: certificate '%s': %s", label, c.name, why);
+		int r = strv_pushf(&kr->skipped, "%s: certificate '%s': %s", label, c.name, why);
 
 		cert_free(&c);
 		return r < 0 ? r : 0;
@@ -119,12 +107,12 @@ static int add_x509(struct tg_keyring *kr, X509 *x, const char *label)
 	{
 		char *issuer = name_text(X509_get_issuer_name(x));
 
-		c.id = issuer ? tg_asprintf("%s/%s", issuer, c.serial) : NULL;
+		c.id = issuer ? strf("%s/%s", issuer, c.serial) : NULL;
 		free(issuer);
 		if (!c.id)
 			goto nomem;
 	}
-	if (tg_grow(&kr->certs, &kr->cap, kr->n, sizeof(*kr->certs)) < 0)
+	if (grow_array(&kr->certs, &kr->cap, kr->n, sizeof(*kr->certs)) < 0)
 		goto nomem;
 	kr->certs[kr->n++] = c;
 	return 1;
@@ -149,7 +137,7 @@ int tg_keyring_add_list(struct tg_keyring *kr, const unsigned char *p, size_t le
 		x = d2i_X509(NULL, &q, (long)l);
 		if (!x || q != p + off + l) {
 			X509_free(x);
-			if (tg_strv_pushf(&kr->skipped, "%s: bytes %zu-%zu are not an X.509 certificate",
+			if (strv_pushf(&kr->skipped, "%s: bytes %zu-%zu are not an X.509 certificate",
 					  label, off, off + l) < 0)
 				return -ENOMEM;
 		} else if ((r = add_x509(kr, x, label)) < 0) {
@@ -159,7 +147,7 @@ int tg_keyring_add_list(struct tg_keyring *kr, const unsigned char *p, size_t le
 		}
 		off += l;
 	}
-	if (off != len && tg_strv_pushf(&kr->skipped, "%s: %zu bytes after the last certificate "
+	if (off != len && strv_pushf(&kr->skipped, "%s: %zu bytes after the last certificate "
 					"(the kernel stops there too)", label, len - off) < 0)
 		return -ENOMEM;
 	return added;
@@ -194,14 +182,14 @@ void tg_keyring_free(struct tg_keyring *kr)
 	free(kr->image);
 	free(kr->sysmap);
 	free(kr->source);
-	tg_strv_free(&kr->skipped);
+	strv_free(&kr->skipped);
 	pthread_mutex_destroy(&kr->lock);
 	free(kr);
 }
 
 static int add_source(struct tg_keyring *kr, const char *label)
 {
-	char *s = kr->source ? tg_asprintf("%s, %s", kr->source, label) : strdup(label);
+	char *s = kr->source ? strf("%s, %s", kr->source, label) : strdup(label);
 
 	if (!s)
 		return -ENOMEM;
@@ -334,7 +322,7 @@ static int add_image(struct tg_keyring *kr, const void *img, size_t len, const c
 	}
 	if (r == 0) {
 		free(kr->source);
-		kr->source = tg_asprintf("%s (%s)", label, how);
+		kr->source = strf("%s (%s)", label, how);
 		if (!kr->source)
 			r = tg_fail(e, -ENOMEM, "%s: out of memory", label);
 	}

@@ -46,7 +46,7 @@ struct tg_keyring {
 	char *source;			/* where the certificates came from */
 	struct tg_cert *certs;
 	size_t n, cap;
-	struct tg_strv skipped;		/* certificates the kernel would not load, and why */
+	struct strv skipped;		/* certificates the kernel would not load, and why */
 };
 
 /* kimage_certs.c: the system certificate list of a kernel image (see there). */

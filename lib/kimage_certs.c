@@ -315,7 +315,7 @@ int tg_kimage_cert_list(const void *data, size_t len, const char *label, const c
 	}
 	memcpy(*list, r.k.p + c.off, c.len);
 	*list_len = c.len;
-	*how = tg_asprintf("%s%s%s %s, system_certificate_list %s %s%s", container ? container : "",
+	*how = strf("%s%s%s %s, system_certificate_list %s %s%s", container ? container : "",
 			   container ? ", " : "", tg_kzip_name(r.zip), r.k.what,
 			   by_syms ? "from" : "found by its layout in", where, mapnote);
 	free(r.buf);

@@ -53,13 +53,13 @@ static unsigned scan_file(const char *path)
 
 unsigned tg_kmod_compressions(const char *root, char **source)
 {
-	struct tg_strv seen = { 0 };
+	struct strv seen = { 0 };
 	const char *first = NULL;	/* as a path inside the root, for messages */
 	unsigned caps = 0;
 
 	*source = NULL;
 	for (size_t i = 0; i < TG_ARRAY_SIZE(kmod_files); i++) {
-		char *p = tg_asprintf("%s%s", root ? root : "", kmod_files[i]);
+		char *p = strf("%s%s", root ? root : "", kmod_files[i]);
 		char *real = p ? realpath(p, NULL) : NULL;
 		bool dup = false;
 
@@ -68,7 +68,7 @@ unsigned tg_kmod_compressions(const char *root, char **source)
 			continue;
 		for (size_t j = 0; j < seen.n && !dup; j++)
 			dup = !strcmp(seen.v[j], real);
-		if (!dup && tg_strv_push(&seen, real) == 0) {
+		if (!dup && strv_push(&seen, real) == 0) {
 			caps |= scan_file(real);
 			first = first ? first : kmod_files[i];
 		}
@@ -77,8 +77,8 @@ unsigned tg_kmod_compressions(const char *root, char **source)
 	if (seen.n) {
 		/* finding kmod at all is the fact: it loads uncompressed modules */
 		caps |= 1u << TG_COMP_NONE;
-		*source = tg_asprintf("kmod: %s", first);
+		*source = strf("kmod: %s", first);
 	}
-	tg_strv_free(&seen);
+	strv_free(&seen);
 	return caps;
 }

@@ -218,9 +218,9 @@ static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
 	if (r == 0) {
 		m->problems = e.problems.v;
 		m->n_problems = e.problems.n;
-		e.problems = (struct tg_strv){ 0 };
+		e.problems = (struct strv){ 0 };
 	}
-	tg_strv_free(&e.problems);
+	strv_free(&e.problems);
 	if (e.elf)
 		elf_end(e.elf);
 	free(e.sh);
@@ -318,7 +318,7 @@ void tg_module_free(struct tg_module *m)
 	tg_strpool_free(tg_module_priv(m)->strings);	/* every symbol name and namespace */
 	tg_signature_free(&m->sig);
 	tg_sigdata_free(tg_module_priv(m)->sigdata);
-	tg_strv_free_array(m->problems, m->n_problems);
+	strv_free_array(m->problems, m->n_problems);
 	free(m);
 }
 

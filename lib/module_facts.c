@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "keyring.h"
 #include "module_internal.h"
 
@@ -59,60 +60,7 @@ _Static_assert(sizeof(struct tg_modinfo) == 24 && sizeof(struct tg_import) == 16
 
 /* ------------------------------------------------------------ writing */
 
-struct wb {
-	unsigned char *p;
-	size_t n, cap;
-	bool oom;
-};
-
-static void put(struct wb *b, const void *p, size_t n)
-{
-	if (b->oom || n == 0)
-		return;
-	if (n > b->cap - b->n) {
-		size_t nc = b->cap ? b->cap : 4096;
-
-		while (nc - b->n < n) {
-			if (nc > SIZE_MAX / 2) {
-				b->oom = true;
-				return;
-			}
-			nc *= 2;
-		}
-		unsigned char *np = realloc(b->p, nc);
-
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
-
-static void put_u8(struct wb *b, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-
-	put(b, &c, 1);
-}
-
-static void put_u32(struct wb *b, uint32_t v)
-{
-	unsigned char x[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	put(b, x, 4);
-}
-
-static void put_u64(struct wb *b, uint64_t v)
-{
-	put_u32(b, (uint32_t)v);
-	put_u32(b, (uint32_t)(v >> 32));
-}
-
-static void put_str(struct wb *b, const char *s)
+static void put_str(struct buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
@@ -120,91 +68,90 @@ static void put_str(struct wb *b, const char *s)
 		b->oom = true;
 		return;
 	}
-	put_u32(b, s ? (uint32_t)n + 1 : 0);
-	put(b, s, n);
+	buf_put_str(b, s);
 }
 
-static void put_sigdata(struct wb *b, const struct tg_sigdata *sd)
+static void put_sigdata(struct buf *b, const struct tg_sigdata *sd)
 {
-	put_u8(b, sd != NULL);
+	buf_put_u8(b, sd != NULL);
 	if (!sd)
 		return;
 	if (sd->der_len > MAX_SIG_DER) {	/* never write what cannot be read */
 		b->oom = true;
 		return;
 	}
-	put_u32(b, (uint32_t)sd->der_len);
-	put(b, sd->der, sd->der_len);
-	put_u32(b, (uint32_t)sd->n_digest);
+	buf_put_u32(b, (uint32_t)sd->der_len);
+	buf_put(b, sd->der, sd->der_len);
+	buf_put_u32(b, (uint32_t)sd->n_digest);
 	for (size_t i = 0; i < sd->n_digest; i++) {
-		put_u32(b, (uint32_t)sd->digest[i].nid);
-		put_u8(b, sd->digest[i].len);
-		put(b, sd->digest[i].md, sd->digest[i].len);
+		buf_put_u32(b, (uint32_t)sd->digest[i].nid);
+		buf_put_u8(b, sd->digest[i].len);
+		buf_put(b, sd->digest[i].md, sd->digest[i].len);
 	}
 }
 
 int tg_module_facts_write(const struct tg_module *m, void **out, size_t *len)
 {
 	const struct tg_signature *sg = &m->sig;
-	struct wb b = { 0 };
+	struct buf b = { 0 };
 
 	*out = NULL;
 	*len = 0;
-	put(&b, FACTS_MAGIC, 4);
-	put_u32(&b, FACTS_VERSION);
+	buf_put(&b, FACTS_MAGIC, 4);
+	buf_put_u32(&b, FACTS_VERSION);
 	put_str(&b, m->label);
 	put_str(&b, m->file_modname);
-	put_u32(&b, (uint32_t)m->compression);
-	put_u64(&b, m->file_size);
-	put_u64(&b, m->image_size);
-	put_u32(&b, (uint32_t)m->elf_class);
-	put_u8(&b, m->big_endian);
-	put_u32(&b, m->e_machine);
+	buf_put_u32(&b, (uint32_t)m->compression);
+	buf_put_u64(&b, m->file_size);
+	buf_put_u64(&b, m->image_size);
+	buf_put_u32(&b, (uint32_t)m->elf_class);
+	buf_put_u8(&b, m->big_endian);
+	buf_put_u32(&b, m->e_machine);
 	put_str(&b, m->arch);
 	put_str(&b, m->name);
-	put_u64(&b, m->this_module_size);
-	put_u64(&b, m->n_this_module_sections);
-	put_u64(&b, m->n_modinfo_sections);
-	put_u64(&b, m->n_symtab_sections);
-	put_u8(&b, m->shstrtab_untyped | m->strtab_untyped << 1);
-	put_u32(&b, (uint32_t)m->n_modinfo);
+	buf_put_u64(&b, m->this_module_size);
+	buf_put_u64(&b, m->n_this_module_sections);
+	buf_put_u64(&b, m->n_modinfo_sections);
+	buf_put_u64(&b, m->n_symtab_sections);
+	buf_put_u8(&b, m->shstrtab_untyped | m->strtab_untyped << 1);
+	buf_put_u32(&b, (uint32_t)m->n_modinfo);
 	for (size_t i = 0; i < m->n_modinfo; i++) {
 		put_str(&b, m->modinfo[i].key);
 		put_str(&b, m->modinfo[i].value);
 		put_str(&b, m->modinfo[i].trailing);
 	}
-	put_u32(&b, (uint32_t)m->n_imports);
+	buf_put_u32(&b, (uint32_t)m->n_imports);
 	for (size_t i = 0; i < m->n_imports; i++) {
 		put_str(&b, m->imports[i].name);
-		put_u8(&b, m->imports[i].weak | m->imports[i].common << 1);
+		buf_put_u8(&b, m->imports[i].weak | m->imports[i].common << 1);
 	}
-	put_u32(&b, (uint32_t)m->versions_kind);
-	put_u32(&b, (uint32_t)m->n_versions);
+	buf_put_u32(&b, (uint32_t)m->versions_kind);
+	buf_put_u32(&b, (uint32_t)m->n_versions);
 	for (size_t i = 0; i < m->n_versions; i++) {
 		put_str(&b, m->versions[i].name);
-		put_u32(&b, m->versions[i].crc);
+		buf_put_u32(&b, m->versions[i].crc);
 	}
-	put_u32(&b, (uint32_t)m->n_exports);
+	buf_put_u32(&b, (uint32_t)m->n_exports);
 	for (size_t i = 0; i < m->n_exports; i++) {
 		put_str(&b, m->exports[i].name);
-		put_u8(&b, m->exports[i].gpl_only | m->exports[i].has_crc << 1);
+		buf_put_u8(&b, m->exports[i].gpl_only | m->exports[i].has_crc << 1);
 		put_str(&b, m->exports[i].ns);
-		put_u32(&b, m->exports[i].crc);
+		buf_put_u32(&b, m->exports[i].crc);
 	}
-	put_u8(&b, m->exports_have_crcs);
-	put_u8(&b, sg->present);
-	put_u8(&b, sg->malformed);
-	put_u8(&b, sg->algo);
-	put_u8(&b, sg->hash);
-	put_u8(&b, sg->id_type);
-	put_u8(&b, sg->signer_len);
-	put_u8(&b, sg->key_id_len);
-	put_u32(&b, sg->sig_len);
+	buf_put_u8(&b, m->exports_have_crcs);
+	buf_put_u8(&b, sg->present);
+	buf_put_u8(&b, sg->malformed);
+	buf_put_u8(&b, sg->algo);
+	buf_put_u8(&b, sg->hash);
+	buf_put_u8(&b, sg->id_type);
+	buf_put_u8(&b, sg->signer_len);
+	buf_put_u8(&b, sg->key_id_len);
+	buf_put_u32(&b, sg->sig_len);
 	put_str(&b, sg->signer);
 	put_str(&b, sg->key_id);
 	put_str(&b, sg->hash_algo);
 	put_sigdata(&b, tg_module_priv(m)->sigdata);
-	put_u32(&b, (uint32_t)m->n_problems);
+	buf_put_u32(&b, (uint32_t)m->n_problems);
 	for (size_t i = 0; i < m->n_problems; i++)
 		put_str(&b, m->problems[i]);
 	if (b.oom) {

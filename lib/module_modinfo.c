@@ -28,7 +28,7 @@ static int append_trailing(struct tg_modinfo *prev, const char *s, size_t len)
 	char *t;
 
 	if (prev->trailing)
-		t = tg_asprintf("%s %.*s", prev->trailing, (int)len, s);
+		t = strf("%s %.*s", prev->trailing, (int)len, s);
 	else
 		t = strndup(s, len);
 	if (!t)
@@ -49,7 +49,7 @@ static int add_entry(struct tg_elf *e, size_t *cap, const char *s, size_t len)
 	if (m->n_modinfo >= e->lim->max_modinfo)
 		return tg_fail(e->err, -E2BIG, "%s: more than %u .modinfo entries", e->label,
 			       e->lim->max_modinfo);
-	if (tg_grow(&m->modinfo, cap, m->n_modinfo + 1, sizeof(*m->modinfo)) < 0)
+	if (grow_array(&m->modinfo, cap, m->n_modinfo + 1, sizeof(*m->modinfo)) < 0)
 		return -ENOMEM;
 	mi = &m->modinfo[m->n_modinfo];
 	memset(mi, 0, sizeof(*mi));

@@ -69,7 +69,7 @@ static int add_import(struct tg_elf *e, size_t *cap, const char *name, bool weak
 	struct tg_module *m = e->m;
 	struct tg_import *imp;
 
-	if (tg_grow(&m->imports, cap, m->n_imports, sizeof(*m->imports)) < 0)
+	if (grow_array(&m->imports, cap, m->n_imports, sizeof(*m->imports)) < 0)
 		return -ENOMEM;
 	imp = &m->imports[m->n_imports];
 	imp->name = tg_strpool_dup(&tg_module_priv(m)->strings, name, strlen(name));
@@ -114,7 +114,7 @@ static int add_export(struct tg_elf *e, size_t *cap, const GElf_Sym *s, const ch
 
 	if (!sec || !ksymtab_section(sec) || find_export(m, name))
 		return 0;
-	if (tg_grow(&m->exports, cap, m->n_exports, sizeof(*m->exports)) < 0)
+	if (grow_array(&m->exports, cap, m->n_exports, sizeof(*m->exports)) < 0)
 		return -ENOMEM;
 	x = &m->exports[m->n_exports];
 	memset(x, 0, sizeof(*x));
@@ -235,7 +235,7 @@ static int add_version(struct tg_elf *e, size_t *cap, const char *name, size_t m
 	if (m->n_versions >= e->lim->max_symbols)
 		return tg_fail(e->err, -E2BIG, "%s: more than %u symbol versions", e->label,
 			       e->lim->max_symbols);
-	if (tg_grow(&m->versions, cap, m->n_versions, sizeof(*m->versions)) < 0)
+	if (grow_array(&m->versions, cap, m->n_versions, sizeof(*m->versions)) < 0)
 		return -ENOMEM;
 	v = &m->versions[m->n_versions];
 	v->name = tg_strpool_dup(&tg_module_priv(m)->strings, name, strnlen(name, maxlen));

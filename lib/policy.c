@@ -46,11 +46,11 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		TAKE(p, b, adv, n_adv, cap_adv);
 	if (!p->has_keys) {
 		p->keys = b->keys;
-		b->keys = (struct tg_strv){ NULL, 0, 0 };
+		b->keys = (struct strv){ NULL, 0, 0 };
 	}
 	if (!p->has_certs) {	/* the built-in list is empty */
 		p->certpaths = b->certpaths;
-		b->certpaths = (struct tg_strv){ NULL, 0, 0 };
+		b->certpaths = (struct strv){ NULL, 0, 0 };
 	}
 	if (!p->has_rules)
 		TAKE(p, b, rules, n_rules, cap_rules);

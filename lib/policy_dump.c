@@ -32,7 +32,7 @@ static void dump_kv(FILE *out, const char *indent, const char *key, const char *
 
 /* "KEY:" after @first, then one "- item" line per string at @indent. */
 static void dump_strv(FILE *out, const char *first, const char *indent,
-		      const char *key, const struct tg_strv *sv)
+		      const char *key, const struct strv *sv)
 {
 	fprintf(out, "%s%s:%s\n", first, key, sv->n ? "" : " []");
 	for (size_t i = 0; i < sv->n; i++) {

@@ -17,7 +17,7 @@ static void free_lic(struct tg_policy *p)
 {
 	for (size_t i = 0; i < p->n_lic; i++) {
 		free(p->lic[i].kernels);
-		tg_strv_free(&p->lic[i].strings);
+		strv_free(&p->lic[i].strings);
 	}
 	free(p->lic);
 }
@@ -35,7 +35,7 @@ static void free_ft(struct tg_policy *p)
 static void free_adv(struct tg_policy *p)
 {
 	for (size_t i = 0; i < p->n_adv; i++) {
-		tg_strv_free(&p->adv[i].names);
+		strv_free(&p->adv[i].names);
 		free(p->adv[i].status);
 		free(p->adv[i].reason);
 		free(p->adv[i].kernels);
@@ -76,8 +76,8 @@ void tg_policy_destroy(struct tg_policy *p)
 	free_lic(p);
 	free_ft(p);
 	free_adv(p);
-	tg_strv_free(&p->keys);
-	tg_strv_free(&p->certpaths);
+	strv_free(&p->keys);
+	strv_free(&p->certpaths);
 	tg_keyring_free(p->certs);
 	free_rules(p);
 	free_exc(p);

@@ -30,7 +30,7 @@ extern const size_t tg_policy_n_taint_letters;
 
 struct lic_set {
 	char *kernels;		/* NULL: any */
-	struct tg_strv strings;
+	struct strv strings;
 };
 
 struct forced {
@@ -39,7 +39,7 @@ struct forced {
 };
 
 struct advisory {
-	struct tg_strv names;
+	struct strv names;
 	char *status, *reason, *kernels;
 	char flag;
 	bool module_scope;
@@ -74,8 +74,8 @@ struct tg_policy {
 	size_t n_ft, cap_ft;
 	struct advisory *adv;
 	size_t n_adv, cap_adv;
-	struct tg_strv keys;
-	struct tg_strv certpaths;	/* trusted_certificates: as written */
+	struct strv keys;
+	struct strv certpaths;	/* trusted_certificates: as written */
 	struct tg_keyring *certs;	/* ... and read (NULL when none) */
 	struct rule *rules;
 	size_t n_rules, cap_rules;

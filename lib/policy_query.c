@@ -4,13 +4,7 @@
 #include <unistd.h>
 
 #include "policy_internal.h"
-
-#ifndef TG_DATADIR
-#define TG_DATADIR "/usr/local/share/taintguard"
-#endif
-#ifndef TG_SYSCONFDIR
-#define TG_SYSCONFDIR "/etc/taintguard"
-#endif
+#include "paths.h"
 
 const char *tg_policy_source(const struct tg_policy *p)
 {

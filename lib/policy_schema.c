@@ -231,7 +231,7 @@ static int get_scope(struct ctx *c, const struct tg_ynode *n, bool *module_scope
 }
 
 static int get_strlist(struct ctx *c, const struct tg_ynode *n, const char *what,
-		       struct tg_strv *out)
+		       struct strv *out)
 {
 	int r = want_kind(c, n, TG_Y_SEQ, what);
 
@@ -243,7 +243,7 @@ static int get_strlist(struct ctx *c, const struct tg_ynode *n, const char *what
 		r = get_str(c, n->kids[i], what, &s);
 		if (r < 0)
 			return r;
-		if (tg_strv_push(out, s) < 0)
+		if (strv_push(out, s) < 0)
 			return oom(c);
 	}
 	return 0;
@@ -295,7 +295,7 @@ static int walk_map(struct ctx *c, const struct tg_ynode *map, const char *what,
 
 /* Append a zeroed element to a growable array. */
 #define PUSH(c, arr, n, cap)                                                   \
-	(tg_grow(&(arr), &(cap), (n), sizeof(*(arr))) < 0 ? oom(c)             \
+	(grow_array(&(arr), &(cap), (n), sizeof(*(arr))) < 0 ? oom(c)             \
 	 : (memset(&(arr)[(n)], 0, sizeof(*(arr))), (n)++, 0))
 
 /* ------------------------------------------------------------ kernel: */
@@ -698,13 +698,13 @@ static int parse_exceptions(struct ctx *c, const struct tg_ynode *v)
 			r = fail_at(c, v->kids[i], "an exception with 'file' (a guard finding) cannot "
 				    "have 'module' or 'kernels'");
 		else if (e->name)
-			e->label = tg_asprintf("exception:%s", e->name);
+			e->label = strf("exception:%s", e->name);
 		else if (e->module)
-			e->label = tg_asprintf("exception:%s", e->module);
+			e->label = strf("exception:%s", e->module);
 		else if (e->file)
-			e->label = tg_asprintf("exception:%s", e->file);
+			e->label = strf("exception:%s", e->file);
 		else
-			e->label = tg_asprintf("exception:%zu", i + 1);
+			e->label = strf("exception:%zu", i + 1);
 		if (r == 0 && !e->label)
 			r = oom(c);
 	}

@@ -84,7 +84,7 @@ static struct tg_ynode *node_new(struct ybuild *b, enum tg_ykind kind,
 	struct tg_ydoc *d = b->doc;
 	struct tg_ynode *n;
 
-	if (tg_grow(&d->all, &d->cap_all, d->n_all, sizeof(*d->all)) < 0)
+	if (grow_array(&d->all, &d->cap_all, d->n_all, sizeof(*d->all)) < 0)
 		return NULL;
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -109,7 +109,7 @@ static int attach(struct ybuild *b, struct tg_ynode *n)
 	/* A key that is itself a mapping or sequence has no use in a policy. */
 	if (top->kind == TG_Y_MAP && top->n % 2 == 0 && n->kind != TG_Y_SCALAR)
 		return yfail(b, n->line, n->col, -EINVAL, "mapping keys must be plain strings");
-	if (tg_grow(&top->kids, &top->cap, top->n, sizeof(*top->kids)) < 0)
+	if (grow_array(&top->kids, &top->cap, top->n, sizeof(*top->kids)) < 0)
 		return tg_fail(b->err, -ENOMEM, "%s: out of memory", b->label);
 	top->kids[top->n++] = n;
 	return 0;
@@ -175,7 +175,7 @@ static int on_start(struct ybuild *b, const yaml_event_t *ev, enum tg_ykind kind
 	r = attach(b, n);
 	if (r < 0)
 		return r;
-	if (tg_grow(&b->stack, &b->cap, b->depth, sizeof(*b->stack)) < 0)
+	if (grow_array(&b->stack, &b->cap, b->depth, sizeof(*b->stack)) < 0)
 		return tg_fail(b->err, -ENOMEM, "%s: out of memory", b->label);
 	b->stack[b->depth++] = n;
 	return 0;

@@ -95,7 +95,7 @@ static bool identity_listed(const struct state *s, bool intree)
 
 	if (!sig->key_id)
 		return false;
-	id = sig->signer ? tg_asprintf("%s/%s", sig->signer, sig->key_id) : NULL;
+	id = sig->signer ? strf("%s/%s", sig->signer, sig->key_id) : NULL;
 	for (size_t i = 0; intree && id && s->k && i < s->k->n_trusted_keys && !ok; i++)
 		ok = !strcmp(s->k->trusted_keys[i], id);
 	npk = s->p ? tg_policy_trusted_keys(s->p, &pk) : 0;
@@ -124,7 +124,7 @@ static const char *kernel_keys_from(const struct tg_kernel *k)
 /* Where a key of ring @ring comes from, for the verdict. */
 static char *key_origin(const struct state *s, const struct tg_sigresult *res)
 {
-	return tg_asprintf("%s, %s%s)", res->why, res->ring == 0 ? "built into the kernel (" :
+	return strf("%s, %s%s)", res->why, res->ring == 0 ? "built into the kernel (" :
 			   "named in the policy's trusted_certificates (",
 			   res->ring == 0 ? kernel_keys_from(s->k) :
 			   tg_keyring_source(tg_policy_trusted_certificates(s->p)));
@@ -637,17 +637,17 @@ static int deny_gpl(struct state *s, const char *sym)
 			     "or stop using GPL-only symbols";
 
 	if (s->v->forced_taint && tg_policy_forced_taint(s->p, s->kv, s->name)) {
-		what = tg_asprintf("GPL-only symbols denied: %s is on the kernel's forced-taint list, "
+		what = strf("GPL-only symbols denied: %s is on the kernel's forced-taint list, "
 				   "so the kernel withholds them and refuses the load (\"Unknown symbol\")", s->name);
 	} else if (s->p_inherited_from) {
 		/* the license is fine; the taint came with a proprietary provider's symbol */
-		what = tg_asprintf("GPL-only symbols denied: the module became proprietary by using a "
+		what = strf("GPL-only symbols denied: the module became proprietary by using a "
 				   "symbol of proprietary module %s (the kernel reports \"Unknown symbol\")",
 				   s->p_inherited_from);
 		remedy = "do not use symbols exported by a proprietary module in a module that needs "
 			 "GPL-only symbols";
 	} else
-		what = tg_asprintf("GPL-only symbols denied to a module that is not GPL-compatible "
+		what = strf("GPL-only symbols denied to a module that is not GPL-compatible "
 				   "(the kernel reports \"Unknown symbol\")");
 	if (!what)
 		return -ENOMEM;
@@ -694,7 +694,7 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 	/* 5.9+ inherit_taint(): the "GPL condom" rule. */
 	if (rs.owner_proprietary && (!s->kv || s->kv >= TG_KVER(5, 9, 0))) {
 		if (*using_gpl) {
-			char *what = tg_asprintf("module using GPL-only symbols uses symbols from proprietary "
+			char *what = strf("module using GPL-only symbols uses symbols from proprietary "
 						 "module %s (the kernel refuses this since 5.9)", rs.owner);
 			int r = what ? refuse_symbol(s, "proprietary-symbol-conflict", -ENOENT, imp->name,
 						     NULL, what) : -ENOMEM;
@@ -725,9 +725,9 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 			return tg_verdict_add_note(s->v, "uses %s from namespace %s without importing it "
 						   "(allowed by CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS)",
 						   imp->name, rs.ns);
-		what = modns ? tg_asprintf("uses symbols exported only for the modules %s, and it is "
+		what = modns ? strf("uses symbols exported only for the modules %s, and it is "
 					   "module %s (namespace %s)", rs.ns + 7, s->name, rs.ns) :
-			tg_asprintf("uses symbols from a namespace it does not import (%s)", rs.ns);
+			strf("uses symbols from a namespace it does not import (%s)", rs.ns);
 		r = what ? refuse_symbol(s, "namespace-not-imported", -EINVAL, imp->name, modns ?
 					 "only the modules the export names may use these symbols "
 					 "(an import of a module: namespace is refused)" :

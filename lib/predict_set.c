@@ -82,7 +82,7 @@ int tg_set_add(struct tg_set *s, const char *path, const struct tg_module *m,
 
 	if (!m && !error)
 		return -EINVAL;
-	if (tg_grow(&s->mem, &s->cap, s->n, sizeof(*s->mem)) < 0)
+	if (grow_array(&s->mem, &s->cap, s->n, sizeof(*s->mem)) < 0)
 		return -ENOMEM;
 	e = &s->mem[s->n];
 	memset(e, 0, sizeof(*e));

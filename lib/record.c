@@ -102,11 +102,11 @@ int tg_record_path(const char *dir, const struct tg_record *rec, char **out,
 		return tg_fail(err, -EINVAL, "%s: no record file for package \"%s\": %s", dir,
 			       rec->package ? rec->package : "", why);
 	if (rec->source == TG_RECORD_RPM) {
-		*out = tg_asprintf("%s/%s.json", dir, rec->package);
+		*out = strf("%s/%s.json", dir, rec->package);
 	} else {
 		size_t ml = dkms_split(rec->package);
 
-		*out = tg_asprintf("%s/dkms-%.*s-%s-%s.json", dir, (int)ml, rec->package,
+		*out = strf("%s/dkms-%.*s-%s-%s.json", dir, (int)ml, rec->package,
 				   rec->package + ml + 1, rec->kernel);
 	}
 	return *out ? 0 : tg_fail(err, -ENOMEM, "%s: out of memory", dir);
@@ -159,7 +159,7 @@ static int open_tmp(const char *path, char **tmp, struct tg_error *err)
 		unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 		int fd;
 
-		*tmp = tg_asprintf("%s.tmp-%ld-%u", path, (long)getpid(), c);
+		*tmp = strf("%s.tmp-%ld-%u", path, (long)getpid(), c);
 		if (!*tmp)
 			return tg_fail(err, -ENOMEM, "%s: out of memory", path);
 		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -690,12 +690,12 @@ static int path_cmp(const void *a, const void *b)
 
 void tg_record_list_free(char **paths, size_t n)
 {
-	tg_strv_free_array(paths, n);
+	strv_free_array(paths, n);
 }
 
 int tg_record_list(const char *dir, char ***paths, size_t *n, struct tg_error *err)
 {
-	struct tg_strv sv = { 0 };
+	struct strv sv = { 0 };
 	struct dirent *e;
 	DIR *d;
 	int r = 0;
@@ -721,14 +721,14 @@ int tg_record_list(const char *dir, char ***paths, size_t *n, struct tg_error *e
 		len = strlen(e->d_name);
 		if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
-		if (tg_strv_pushf(&sv, "%s/%s", dir, e->d_name) < 0) {
+		if (strv_pushf(&sv, "%s/%s", dir, e->d_name) < 0) {
 			r = tg_fail(err, -ENOMEM, "%s: out of memory", dir);
 			break;
 		}
 	}
 	closedir(d);
 	if (r < 0) {
-		tg_strv_free(&sv);
+		strv_free(&sv);
 		return r;
 	}
 	if (sv.n)

@@ -88,7 +88,7 @@ static char *resolve_below(const char *root, const char *path)
 		cur[curlen + 1 + clen] = '\0';
 		memmove(rest, next, strlen(next) + 1);
 	}
-	return tg_asprintf("%s%s", root, cur[0] ? cur : "/");
+	return strf("%s%s", root, cur[0] ? cur : "/");
 }
 
 char *tg_root_resolve(const char *root, const char *path)

@@ -66,18 +66,6 @@ static bool kernel_pkey(int nid)
 	return false;
 }
 
-static char *hex_colon(const unsigned char *p, size_t n)
-{
-	char *s = malloc(n ? n * 3 : 1);
-
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		snprintf(s + i * 3, 4, i + 1 < n ? "%02X:" : "%02X", p[i]);
-	return s;
-}
-
 static char *issuer_cn(const X509_NAME *issuer)
 {
 	int i = X509_NAME_get_index_by_NID(issuer, NID_commonName, -1);

@@ -52,7 +52,7 @@ const char *tg_export_type_name(enum tg_export_type t)
 
 /*
  * GPL_FUTURE was a warning only and UNUSED exports resolved like plain ones;
- * only _GPL and UNUSED_GPL restrict the importer (§3).
+ * only _GPL and UNUSED_GPL restrict the importer (docs/loader-rules.md, R13a).
  */
 bool tg_export_type_is_gpl(enum tg_export_type t)
 {

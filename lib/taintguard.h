@@ -549,7 +549,6 @@ struct tg_decision {
 	const char *justification;	/* exception's justification, or NULL */
 };
 
-struct tg_policy;
 int tg_policy_load_path(const char *path, const struct tg_limits *lim,
 			struct tg_policy **out, struct tg_error *err);
 int tg_policy_load_mem(const void *data, size_t len, const char *label,
@@ -746,6 +745,72 @@ size_t tg_set_count(const struct tg_set *s);
  * tg_verdict_free_contents.
  */
 int tg_set_predict(struct tg_set *s, struct tg_verdict *out);
+
+/* ---------------------------------------------------------------- judging */
+
+/*
+ * The one way to judge, for every front end (lib/judge.c): the target
+ * release and the policy fallback are decided here, so that check, audit,
+ * the rpm plugin and the DKMS hook cannot disagree on them.
+ *
+ * tg_target_release(): @override when given (--kernel, dkms's kernelver, the
+ * kernel being installed); else the R of a /lib/modules/R/ path; else the
+ * release @m's vermagic names; NULL when none answers.  Returns @override or
+ * @buf.
+ */
+const char *tg_target_release(const char *override, const char *path, const struct tg_module *m,
+			      char *buf, size_t len);
+
+/* tg_policy_open() flags */
+enum {
+	/* @path NULL and no policy installed (a build tree): the built-in one, silently */
+	TG_POLICY_BUILTIN_IF_ABSENT = 1 << 0,
+	/*
+	 * A policy that cannot be loaded: judge with the built-in one (return 1,
+	 * @err says why) instead of failing — for front ends inside a
+	 * transaction or a build, where stopping would be worse.  The built-in
+	 * policy still denies what the kernel refuses or force-taints.
+	 */
+	TG_POLICY_FALLBACK = 1 << 1,
+};
+/*
+ * The policy to judge with: @path, NULL for the installed default.  0 with
+ * the policy in *@out (NULL: the built-in one; tg_ctx_set_policy() takes
+ * either), 1 when TG_POLICY_FALLBACK replaced an unreadable one, or a
+ * negative errno with @err.
+ */
+int tg_policy_open(const char *path, const struct tg_limits *lim, unsigned flags,
+		   struct tg_policy **out, struct tg_error *err);
+
+/* One module to judge, as the front end has it. */
+struct tg_judge_item {
+	const char *path;		/* as the front end names it; a /lib/modules/R/ path picks R */
+	const struct tg_module *m;	/* NULL: unreadable, @error says why */
+	const char *error;		/* NULL: "cannot read module" when @m is NULL */
+	const char *package;		/* the owner, NULL if none */
+	const char *release;		/* this module's target; NULL: tg_target_release() */
+	/*
+	 * Only there for the others to resolve against (installed neighbours,
+	 * siblings): its verdict is left empty, and an unreadable one is skipped.
+	 */
+	bool context;
+};
+
+/* tg_judge() flags */
+enum {
+	/* A target kernel that cannot be gathered fails the call (-EINVAL, @err). */
+	TG_JUDGE_KERNEL_STRICT = 1 << 0,
+};
+/*
+ * Judge @items as one set (imports resolve against each other first) with
+ * @ctx's policy, kernels and threads; @release overrides every item's target
+ * (NULL: each its own).  Fills @out[0..n) (context items zeroed); the caller
+ * frees each with tg_verdict_free_contents().  0; 1 when some target kernel
+ * could not be gathered and its modules were judged as for an unknown kernel
+ * (@err names the first); or a negative errno (-ENOMEM, -EINVAL when strict).
+ */
+int tg_judge(struct tg_ctx *ctx, const char *release, const struct tg_judge_item *items,
+	     size_t n, unsigned flags, struct tg_verdict *out, struct tg_error *err);
 
 /* Convenience: one module alone. */
 int tg_predict(const char *path, const struct tg_module *m, const struct tg_kernel *k,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Small helpers: errors, string vectors, whole-file reads, version ranges. */
+/* Small helpers of the library: errors, whole-file reads, version ranges. */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -21,18 +21,6 @@ int tg_fail(struct tg_error *err, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
-}
-
-char *tg_asprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
 }
 
 char *tg_strdup0(const char *s)
@@ -62,81 +50,6 @@ uint32_t tg_name_hash(const char *s, size_t len)
 	}
 	h ^= h >> 29;
 	return (uint32_t)h;
-}
-
-int tg_grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-	void **p = arr;
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	while (ncap <= n)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	nv = realloc(*p, ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*p = nv;
-	*cap = ncap;
-	return 0;
-}
-
-int tg_strv_push(struct tg_strv *sv, const char *s)
-{
-	char *c;
-
-	if (tg_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(char *)) < 0)
-		return -ENOMEM;
-	c = strdup(s ? s : "");
-	if (!c)
-		return -ENOMEM;
-	sv->v[sv->n++] = c;
-	sv->v[sv->n] = NULL;
-	return 0;
-}
-
-int tg_strv_pushf(struct tg_strv *sv, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = tg_strv_vpushf(sv, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-int tg_strv_vpushf(struct tg_strv *sv, const char *fmt, va_list ap)
-{
-	char *s = NULL;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		return -ENOMEM;
-	if (tg_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(char *)) < 0) {
-		free(s);
-		return -ENOMEM;
-	}
-	sv->v[sv->n++] = s;
-	sv->v[sv->n] = NULL;
-	return 0;
-}
-
-void tg_strv_free_array(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void tg_strv_free(struct tg_strv *sv)
-{
-	tg_strv_free_array(sv->v, sv->n);
-	sv->v = NULL;
-	sv->n = sv->cap = 0;
 }
 
 int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,

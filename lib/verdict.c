@@ -30,16 +30,6 @@ int tg_taint_bit_from_letter(char c)
 	return p ? (int)(p - taint_letters) : -1;
 }
 
-__attribute__((format(printf, 1, 0)))
-static char *vformat(const char *fmt, va_list ap)
-{
-	char *s = NULL;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		return NULL;
-	return s;
-}
-
 int tg_verdict_add_refusal(struct tg_verdict *v, int step, int err, const char *code,
 			   const char *remedy, const char *fmt, ...)
 {
@@ -58,7 +48,7 @@ int tg_verdict_add_refusal(struct tg_verdict *v, int step, int err, const char *
 	r->code = strdup(code);
 	r->remedy = tg_strdup0(remedy);
 	va_start(ap, fmt);
-	r->reason = vformat(fmt, ap);
+	r->reason = vstrf(fmt, ap);
 	va_end(ap);
 	v->n_refusals++;
 	if (!r->code || !r->reason || (remedy && !r->remedy))
@@ -104,7 +94,7 @@ int tg_verdict_add_flag(struct tg_verdict *v, char letter, bool module,
 	f->module = module;
 	f->remedy = tg_strdup0(remedy);
 	va_start(ap, fmt);
-	f->reason = vformat(fmt, ap);
+	f->reason = vstrf(fmt, ap);
 	va_end(ap);
 	return f->reason ? 0 : -ENOMEM;
 }
@@ -117,7 +107,7 @@ static int push_vstr(char ***arr, size_t *n, const char *fmt, va_list ap)
 	if (!nv)
 		return -ENOMEM;
 	*arr = nv;
-	nv[*n] = vformat(fmt, ap);
+	nv[*n] = vstrf(fmt, ap);
 	if (!nv[*n])
 		return -ENOMEM;
 	(*n)++;
@@ -210,7 +200,7 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 		free(v->refusals[i].code);
 		free(v->refusals[i].reason);
 		free(v->refusals[i].remedy);
-		tg_strv_free_array(v->refusals[i].symbols, v->refusals[i].n_symbols);
+		strv_free_array(v->refusals[i].symbols, v->refusals[i].n_symbols);
 	}
 	free(v->refusals);
 	for (size_t i = 0; i < v->n_flags; i++) {
@@ -224,9 +214,9 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 		tg_strpool_free(g->pool);
 		free(g);
 	}
-	tg_strv_free_array(v->notes, v->n_notes);
+	strv_free_array(v->notes, v->n_notes);
 	free(v->rule);
 	free(v->justification);
-	tg_strv_free_array(v->reasons, v->n_reasons);
+	strv_free_array(v->reasons, v->n_reasons);
 	memset(v, 0, sizeof(*v));
 }

@@ -62,66 +62,6 @@ const char *pkg_reader_id(void)
 
 /* ----------------------------------------------------------- records */
 
-static void w_raw(struct pkg_wbuf *b, const void *p, size_t n)
-{
-	if (b->oom || n == 0)
-		return;
-	if (n > SIZE_MAX / 2 - b->n) {
-		b->oom = true;
-		return;
-	}
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 256;
-		unsigned char *np;
-
-		while (nc < b->n + n)
-			nc *= 2;
-		np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
-
-void pkg_w_u8(struct pkg_wbuf *b, uint8_t v)
-{
-	w_raw(b, &v, 1);
-}
-
-void pkg_w_u32(struct pkg_wbuf *b, uint32_t v)
-{
-	unsigned char x[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	w_raw(b, x, 4);
-}
-
-void pkg_w_u64(struct pkg_wbuf *b, uint64_t v)
-{
-	pkg_w_u32(b, (uint32_t)v);
-	pkg_w_u32(b, (uint32_t)(v >> 32));
-}
-
-void pkg_w_bytes(struct pkg_wbuf *b, const void *p, size_t n)
-{
-	pkg_w_u64(b, n);
-	w_raw(b, p, n);
-}
-
-void pkg_w_str(struct pkg_wbuf *b, const char *s)
-{
-	/* 0: NULL; else length + 1 */
-	size_t n = s ? strlen(s) : 0;
-
-	pkg_w_u32(b, s ? (uint32_t)n + 1 : 0);
-	if (s)
-		w_raw(b, s, n);
-}
-
 static const unsigned char *r_raw(struct pkg_rbuf *b, size_t n)
 {
 	const unsigned char *p;
@@ -242,15 +182,15 @@ int pkg_cache_open(const char *dir, struct pkg_cache **out, char **error)
 	*error = NULL;
 	r = make_dirs(dir, mode);
 	if (r < 0) {
-		*error = pkg_strf("%s: %s", dir, strerror(-r));
+		*error = strf("%s: %s", dir, strerror(-r));
 		return r;
 	}
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		*error = pkg_strf("%s: not a directory", dir);
+		*error = strf("%s: not a directory", dir);
 		return -ENOTDIR;
 	}
 	if (untrusted(&st)) {
-		*error = pkg_strf("%s: writable by other users or owned by another (uid %u, mode %04o); "
+		*error = strf("%s: writable by other users or owned by another (uid %u, mode %04o); "
 				  "its records decide verdicts, so it is not used", dir,
 				  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return -EPERM;
@@ -263,7 +203,7 @@ int pkg_cache_open(const char *dir, struct pkg_cache **out, char **error)
 	pthread_mutex_init(&c->mu, NULL);
 	/* a CACHEDIR.TAG (bford.info/cachedir) keeps backups and indexers out */
 	{
-		char *tag = pkg_strf("%s/CACHEDIR.TAG", dir);
+		char *tag = strf("%s/CACHEDIR.TAG", dir);
 		int fd = tag ? open(tag, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
 
 		if (fd >= 0) {
@@ -324,9 +264,8 @@ static int ident(const struct pkg_cache *c, const char *kind, const char *key, c
 	memcpy(*id + lk + 1 + ly + 1, TG_READER_ID, lr);
 	if (!EVP_Digest(*id, *id_len, dig, NULL, EVP_sha256(), NULL))
 		return -ENOMEM;
-	for (int i = 0; i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", dig[i]);
-	*path = pkg_strf("%s/%s/%.2s/%s", c->dir, kind, hex, hex + 2);
+	hex_lower(hex, dig, 32);
+	*path = strf("%s/%s/%.2s/%s", c->dir, kind, hex, hex + 2);
 	return *path ? 0 : -ENOMEM;
 }
 
@@ -369,7 +308,7 @@ static void corrupt(struct pkg_cache *c, const char *path, const char *why)
 	pthread_mutex_lock(&c->mu);
 	c->st.corrupt++;
 	if (!c->st.first_corrupt)
-		c->st.first_corrupt = pkg_strf("%s: %s", path, why);
+		c->st.first_corrupt = strf("%s: %s", path, why);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -520,7 +459,7 @@ static void write_error(struct pkg_cache *c, const char *path, int err)
 	pthread_mutex_lock(&c->mu);
 	c->st.write_errors++;
 	if (!c->st.first_write_error)
-		c->st.first_write_error = pkg_strf("%s: %s", path, strerror(-err));
+		c->st.first_write_error = strf("%s: %s", path, strerror(-err));
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -589,7 +528,7 @@ int pkg_cache_put(struct pkg_cache *c, const char *kind, const char *key, const 
 	slash = strrchr(path, '/');
 	*slash = 0;
 	r = make_dirs(path, geteuid() == 0 ? 0755 : 0700);
-	tmp = r == 0 ? pkg_strf("%s/.tmp-XXXXXX", path) : NULL;
+	tmp = r == 0 ? strf("%s/.tmp-XXXXXX", path) : NULL;
 	*slash = '/';
 	if (r < 0)
 		goto out;

@@ -59,7 +59,7 @@ static int on_md_failure(void *data, const char *msg, const char *url, const cha
 
 	(void)metadata;
 	free(r->why);
-	r->why = pkg_strf("%s%s%s", msg ? msg : "failed", url && (!msg || !strstr(msg, url)) ? " at " : "",
+	r->why = strf("%s%s%s", msg ? msg : "failed", url && (!msg || !strstr(msg, url)) ? " at " : "",
 			  url && (!msg || !strstr(msg, url)) ? url : "");
 	return LR_CB_OK;
 }
@@ -76,7 +76,7 @@ static char *gerror_take(GError **e, const char *fallback)
 static char *reason(struct pkg_remote *r, GError **e, const char *fallback)
 {
 	char *why = gerror_take(e, fallback);
-	char *s = r->why && why && !strstr(why, r->why) ? pkg_strf("%s (last: %s)", why, r->why) : NULL;
+	char *s = r->why && why && !strstr(why, r->why) ? strf("%s (last: %s)", why, r->why) : NULL;
 
 	if (s) {
 		free(why);
@@ -163,7 +163,7 @@ int pkg_remote_open(const struct pkg_remote_opts *o, struct pkg_remote **out, ch
 	if (!ok) {
 		char *why = reason(r, &e, "cannot be fetched");
 
-		*error = pkg_strf("%s: %s", o->url, why ? why : "cannot be fetched");
+		*error = strf("%s: %s", o->url, why ? why : "cannot be fetched");
 		free(why);
 		pkg_remote_free(r);
 		return -EIO;
@@ -209,15 +209,15 @@ static int record_sum(LrYumRepoMd *md, const char *type, char **sum, char **erro
 	LrYumRepoMdRecord *rec = lr_yum_repomd_get_record(md, type);
 
 	if (!rec || !rec->location_href) {
-		*error = pkg_strf("%s: repomd.xml names no %s metadata", url, type);
+		*error = strf("%s: repomd.xml names no %s metadata", url, type);
 		return -EINVAL;
 	}
-	*sum = pkg_strf("%s:%s", rec->checksum_type ? rec->checksum_type : "",
+	*sum = strf("%s:%s", rec->checksum_type ? rec->checksum_type : "",
 			rec->checksum ? rec->checksum : "");
 	if (!*sum)
 		return -ENOMEM;
 	if (!pkg_checksum_type(*sum)) {
-		*error = pkg_strf("%s: %s metadata has no usable checksum ('%s')", url, type, *sum);
+		*error = strf("%s: %s metadata has no usable checksum ('%s')", url, type, *sum);
 		return -EINVAL;
 	}
 	return 0;
@@ -243,7 +243,7 @@ int pkg_remote_repodata(struct pkg_remote *r, bool download, struct pkg_repodata
 	if (!lr_result_getinfo(r->res, &e, LRR_YUM_REPOMD, &md) || !md) {
 		char *why = gerror_take(&e, "no repomd.xml");
 
-		*error = pkg_strf("%s: %s", r->url, why ? why : "no repomd.xml");
+		*error = strf("%s: %s", r->url, why ? why : "no repomd.xml");
 		free(why);
 		return -EINVAL;
 	}
@@ -257,7 +257,7 @@ int pkg_remote_repodata(struct pkg_remote *r, bool download, struct pkg_repodata
 		    !lr_handle_perform(r->h, r->res, &e)) {
 			char *why = reason(r, &e, "cannot be fetched");
 
-			*error = pkg_strf("%s: metadata: %s", r->url, why ? why : "cannot be fetched");
+			*error = strf("%s: metadata: %s", r->url, why ? why : "cannot be fetched");
 			free(why);
 			rc = -EIO;
 			goto out;
@@ -266,14 +266,14 @@ int pkg_remote_repodata(struct pkg_remote *r, bool download, struct pkg_repodata
 	}
 	if (!lr_result_getinfo(r->res, &e, LRR_YUM_REPO, &repo) || !repo) {
 		g_clear_error(&e);
-		*error = pkg_strf("%s: metadata not downloaded", r->url);
+		*error = strf("%s: metadata not downloaded", r->url);
 		rc = -EIO;
 		goto out;
 	}
 	rd->primary = repo_path(repo, "primary");
 	rd->filelists = repo_path(repo, "filelists");
 	if (!rd->primary || !rd->filelists) {
-		*error = pkg_strf("%s: primary or filelists metadata not downloaded", r->url);
+		*error = strf("%s: primary or filelists metadata not downloaded", r->url);
 		rc = -EIO;
 	}
 out:
@@ -350,20 +350,20 @@ static void finish(struct pkg_fetch *f, LrDownloadTarget *dt, struct target *t, 
 	struct stat st;
 
 	if (dt->rcode != LRE_OK || dt->err) {
-		f->error = t->too_big ? pkg_strf("larger than the package size cap (%llu bytes)",
+		f->error = t->too_big ? strf("larger than the package size cap (%llu bytes)",
 						 (unsigned long long)t->run->max_size)
-			   : pkg_strf("%s", t->why ? t->why : dt->err ? dt->err : lr_strerror(dt->rcode));
+			   : strf("%s", t->why ? t->why : dt->err ? dt->err : lr_strerror(dt->rcode));
 		return;
 	}
 	if (fstat(fd, &st) < 0 || (f->size && (uint64_t)st.st_size != f->size)) {
-		f->error = pkg_strf("%lld bytes downloaded, the repository says %llu",
+		f->error = strf("%lld bytes downloaded, the repository says %llu",
 				    (long long)st.st_size, (unsigned long long)f->size);
 		return;
 	}
 	/* what was verified is what will be read: nobody can change it now */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
 	    lseek(fd, 0, SEEK_SET) < 0) {
-		f->error = pkg_strf("cannot seal the download: %s", strerror(errno));
+		f->error = strf("cannot seal the download: %s", strerror(errno));
 		return;
 	}
 	f->url = dt->effectiveurl ? strdup(dt->effectiveurl) : NULL;
@@ -395,23 +395,23 @@ int pkg_remote_fetch(struct pkg_remote *r, struct pkg_fetch *v, size_t n, pkg_fe
 		f->url = f->error = NULL;
 		run.t[i] = (struct target){ .f = f, .run = &run };
 		if (!type) {
-			f->error = pkg_strf("the repository gives no usable checksum ('%s')",
+			f->error = strf("the repository gives no usable checksum ('%s')",
 					    f->checksum ? f->checksum : "");
 			continue;
 		}
 		if (f->size > r->max_size) {
-			f->error = pkg_strf("%llu bytes: larger than the package size cap (%llu)",
+			f->error = strf("%llu bytes: larger than the package size cap (%llu)",
 					    (unsigned long long)f->size, (unsigned long long)r->max_size);
 			continue;
 		}
 		if (!scheme_ok(r, f->base)) {
-			f->error = pkg_strf("location %s%s: not fetched from a remote repository's "
+			f->error = strf("location %s%s: not fetched from a remote repository's "
 					    "metadata (http, https and ftp only)", f->base, f->location);
 			continue;
 		}
 		fds[i] = memfd_create("taintguard-package", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (fds[i] < 0) {
-			f->error = pkg_strf("memfd: %s", strerror(errno));
+			f->error = strf("memfd: %s", strerror(errno));
 			continue;
 		}
 		sums = g_slist_append(NULL, lr_downloadtargetchecksum_new(lr_checksum_type(type),
@@ -433,7 +433,7 @@ int pkg_remote_fetch(struct pkg_remote *r, struct pkg_fetch *v, size_t n, pkg_fe
 		/* interrupted, or librepo itself failed: nothing of this batch is used */
 		for (size_t i = 0; i < n; i++)
 			if (dts[i] && !v[i].error)
-				v[i].error = pkg_strf("%s", why ? why : "download failed");
+				v[i].error = strf("%s", why ? why : "download failed");
 		free(why);
 		rc = -EINTR;
 	}

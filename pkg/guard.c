@@ -18,7 +18,7 @@ static char *default_macro_path(void)
 {
 	const char *c = rpmConfigDir();
 
-	return pkg_strf("%s/macros:%s/macros.d/macros.*:%s/platform/%%{_target}/macros:"
+	return strf("%s/macros:%s/macros.d/macros.*:%s/platform/%%{_target}/macros:"
 			"%s/fileattrs/*.attr:%s/*/macros:/etc/rpm/macros.*:/etc/rpm/macros:"
 			"/etc/rpm/%%{_target}/macros:~/.rpmmacros:~/.config/rpm/macros",
 			c, c, c, c, c);

@@ -89,7 +89,7 @@ static int add_locked(struct pkg_kernelset *ks, const char *path, const struct p
 		/* repository metadata named the file before the header named the package */
 		if (nevra && (e->f.nevra_len != strlen(nevra) ||
 			      strncmp(e->f.label, nevra, e->f.nevra_len))) {
-			char *l = pkg_strf("%s:%s", nevra, path);
+			char *l = strf("%s:%s", nevra, path);
 
 			if (!l)
 				return -ENOMEM;
@@ -116,7 +116,7 @@ static int add_locked(struct pkg_kernelset *ks, const char *path, const struct p
 	e->f.owner = owner;
 	e->f.release = strdup(c->release);
 	e->f.path = strdup(path);
-	e->f.label = pkg_strf("%s:%s", nevra ? nevra : "?", path);
+	e->f.label = strf("%s:%s", nevra ? nevra : "?", path);
 	e->where = strdup(where ? where : "");
 	if (!e->f.release || !e->f.path || !e->f.label || !e->where) {
 		free(e->f.release), free(e->f.path), free(e->f.label), free(e->where);

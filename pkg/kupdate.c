@@ -54,14 +54,12 @@ bool pkg_weak_modules_present(const char *root)
 
 static char *owner_of(rpmts ts, const char *file)
 {
-	char **names = NULL, *o = NULL;
-	size_t n = 0, cap = 0;
+	struct strv names = { 0 };
+	char *o = NULL;
 
-	if (ts && pkg_rpmdb_owners(ts, file, &names, &n, &cap) == 0 && n)
-		o = strdup(names[0]);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	if (ts && pkg_rpmdb_owners(ts, file, &names) == 0 && names.n)
+		o = strdup(names.v[0]);
+	strv_free(&names);
 	return o;
 }
 
@@ -130,9 +128,9 @@ static void walk_dir(struct walk *w, const char *dir, const char *rel, int depth
 
 		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 			goto next;
-		p = pkg_strf("%s/%s", dir, name);
-		r = pkg_strf("%s%s%s", rel, *rel ? "/" : "", name);
-		hp = p ? pkg_strf("%s/%s", host, name) : NULL;
+		p = strf("%s/%s", dir, name);
+		r = strf("%s%s%s", rel, *rel ? "/" : "", name);
+		hp = p ? strf("%s/%s", host, name) : NULL;
 		if (!p || !r || !hp) {
 			w->err = -ENOMEM;
 			goto next;
@@ -194,10 +192,10 @@ static char *weak_incompatible(const struct tg_module *m, const struct tg_symver
 		if (!k) {
 			if (im->weak)
 				continue;
-			return pkg_strf("the kernel does not export %s", im->name);
+			return strf("the kernel does not export %s", im->name);
 		}
 		if (tg_module_version_crc(m, im->name, &crc) && crc != k->crc)
-			return pkg_strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the kernel",
+			return strf("symbol %s has CRC 0x%08x in the module, 0x%08x in the kernel",
 					im->name, (unsigned)crc, (unsigned)k->crc);
 	}
 	return NULL;
@@ -212,7 +210,7 @@ struct weak_arg {
 static void found_weak(struct walk *w, const char *path, const char *rel, void *arg)
 {
 	struct weak_arg *a = arg;
-	char *link = pkg_strf("%s/weak-updates/%s", a->rdir, rel);
+	char *link = strf("%s/weak-updates/%s", a->rdir, rel);
 	char *base = strrchr(path, '/');
 	struct pkg_kmod *e;
 
@@ -246,11 +244,11 @@ static void weak_candidates(struct walk *w, const char *release, const struct tg
 		if (t == 1 && same_dir(w->root, pkg_module_tops[0], pkg_module_tops[1]))
 			break;
 		host = tg_root_resolve(w->root, pkg_module_tops[t]);
-		rdir = pkg_strf("%s/%s", pkg_module_tops[t], release);
+		rdir = strf("%s/%s", pkg_module_tops[t], release);
 		n = host && rdir ? scandir(host, &ents, NULL, alphasort) : -1;
 		for (int i = 0; i < n; i++) {
 			const char *k = ents[i]->d_name;
-			char *extra = pkg_strf("%s/%s/extra", pkg_module_tops[t], k);
+			char *extra = strf("%s/%s/extra", pkg_module_tops[t], k);
 			struct weak_arg a = { rdir, sv };
 
 			if (extra && k[0] != '.' && strcmp(k, release) != 0)
@@ -277,7 +275,7 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 		if (t == 1 && same_dir(w.root, pkg_module_tops[0], pkg_module_tops[1]))
 			break;
 		for (size_t s = 0; s < 3; s++) {
-			char *d = pkg_strf("%s/%s/%s", pkg_module_tops[t], release, mod_subs[s]);
+			char *d = strf("%s/%s/%s", pkg_module_tops[t], release, mod_subs[s]);
 
 			if (!d)
 				return pkg_kmods_free(w.v, w.n), -ENOMEM;

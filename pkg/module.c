@@ -97,7 +97,7 @@ int pkg_module_from_fd(int fd, const char *path, const struct tg_limits *lim,
 	*m = NULL;
 	*error = NULL;
 	if (fstat(fd, &sb) < 0) {
-		*error = pkg_strf("cannot read: %s", strerror(errno));
+		*error = strf("cannot read: %s", strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(sb.st_mode)) {
@@ -105,7 +105,7 @@ int pkg_module_from_fd(int fd, const char *path, const struct tg_limits *lim,
 		return -1;
 	}
 	if ((uint64_t)sb.st_size > lim->max_input_size) {
-		*error = pkg_strf("cannot read: %lld bytes, larger than the input size limit "
+		*error = strf("cannot read: %lld bytes, larger than the input size limit "
 				  "(input-size %llu)", (long long)sb.st_size,
 				  (unsigned long long)lim->max_input_size);
 		return -1;
@@ -120,7 +120,7 @@ int pkg_module_from_fd(int fd, const char *path, const struct tg_limits *lim,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {	/* an error, or shorter than fstat said */
-			*error = pkg_strf("cannot read: %s", n < 0 ? strerror(errno) : "file shrank");
+			*error = strf("cannot read: %s", n < 0 ? strerror(errno) : "file shrank");
 			free(buf);
 			return -1;
 		}

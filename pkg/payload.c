@@ -156,13 +156,13 @@ int pkg_payload_read(FD_t fd, Header h, rpmfiles files, const struct pkg_payload
 		oo.types = NULL;
 	o = &oo;
 	if (!mode) {
-		*error = pkg_strf("unsupported payload compressor '%s'", compr);
+		*error = strf("unsupported payload compressor '%s'", compr);
 		return -ENOTSUP;
 	}
 	/* a duplicate: the caller's FD_t keeps its own io layers */
 	pfd = Fdopen(fdDup(Fileno(fd)), mode);
 	if (!pfd || Ferror(pfd)) {
-		*error = pkg_strf("cannot open the payload (%s)", mode + 2);
+		*error = strf("cannot open the payload (%s)", mode + 2);
 		r = -EIO;
 		goto out;
 	}
@@ -182,7 +182,7 @@ int pkg_payload_read(FD_t fd, Header h, rpmfiles files, const struct pkg_payload
 	if (rc != RPMERR_ITER_END) {
 		char *e = rpmfileStrerror(rc);
 
-		*error = pkg_strf("archive error: %s (%d)", e ? e : "unknown", rc);
+		*error = strf("archive error: %s (%d)", e ? e : "unknown", rc);
 		free(e);
 		r = -EBADMSG;
 	}

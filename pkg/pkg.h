@@ -34,6 +34,10 @@
 #include <rpm/rpmtypes.h>
 
 #include "taintguard.h"
+#include "buf.h"
+#include "hex.h"
+#include "strf.h"
+#include "strv.h"
 
 /* ------------------------------------------------------------ classify.c */
 
@@ -415,9 +419,9 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped);
 
 /*
  * Names of the installed packages (in @ts's rpmdb) owning @path, appended to
- * *@names (each once); 0 or -ENOMEM.
+ * @names (each once); 0 or -ENOMEM.
  */
-int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_t *cap);
+int pkg_rpmdb_owners(rpmts ts, const char *path, struct strv *names);
 
 /* --------------------------------------------------------------- guard.c */
 
@@ -484,8 +488,7 @@ int pkg_repo_scan(const struct pkg_repodata *rd, struct pkg_repo_list *out, char
  * The list as a cache record (pkg/cache.c's buffers), and back: -EBADMSG when
  * it does not decode completely, -ENOMEM.
  */
-struct pkg_wbuf;
-void pkg_repo_list_encode(const struct pkg_repo_list *l, struct pkg_wbuf *b);
+void pkg_repo_list_encode(const struct pkg_repo_list *l, struct buf *b);
 int pkg_repo_list_decode(const void *p, size_t n, struct pkg_repo_list *l);
 /*
  * "TYPE:HEX" -> the checksum type's name and whether HEX fits it: md5,
@@ -552,22 +555,11 @@ int pkg_remote_fetch(struct pkg_remote *r, struct pkg_fetch *v, size_t n, pkg_fe
 /* --------------------------------------------------------------- cache.c */
 
 /*
- * Records for the cache: little-endian integers, strings (NULL kept apart
- * from "") and blobs, each with its length.  A writer that ran out of
- * memory says so in oom; a reader that met anything out of bounds in bad
- * (and reads zeroes and NULLs from then on).
+ * Records for the cache are written with util/buf.h (little-endian
+ * integers, strings with NULL kept apart from "", blobs, each with its
+ * length) and read back here: a reader that met anything out of bounds says
+ * so in bad (and reads zeroes and NULLs from then on).
  */
-struct pkg_wbuf {
-	unsigned char *p;
-	size_t n, cap;
-	bool oom;
-};
-void pkg_w_u8(struct pkg_wbuf *b, uint8_t v);
-void pkg_w_u32(struct pkg_wbuf *b, uint32_t v);
-void pkg_w_u64(struct pkg_wbuf *b, uint64_t v);
-void pkg_w_bytes(struct pkg_wbuf *b, const void *p, size_t n);
-void pkg_w_str(struct pkg_wbuf *b, const char *s);
-
 struct pkg_rbuf {
 	const unsigned char *p;
 	size_t n, off;
@@ -615,10 +607,5 @@ void pkg_cache_reject(struct pkg_cache *c, const char *kind, const char *key, co
 int pkg_cache_put(struct pkg_cache *c, const char *kind, const char *key, const void *body, size_t len);
 /* A copy of the counters (the strings stay the cache's). */
 void pkg_cache_stats(struct pkg_cache *c, struct pkg_cache_stats *st);
-
-/* ---------------------------------------------------------------- helpers */
-
-/* malloc'ed printf; NULL on ENOMEM. */
-char *pkg_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

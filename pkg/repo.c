@@ -117,7 +117,7 @@ int pkg_checksum_fd(int fd, const char *checksum, char **error)
 
 	*error = NULL;
 	if (!md) {
-		*error = pkg_strf("unusable checksum '%s'", checksum ? checksum : "(none)");
+		*error = strf("unusable checksum '%s'", checksum ? checksum : "(none)");
 		return -EINVAL;
 	}
 	ctx = EVP_MD_CTX_new();
@@ -130,15 +130,13 @@ int pkg_checksum_fd(int fd, const char *checksum, char **error)
 		off += n;
 	}
 	if (n < 0) {
-		*error = pkg_strf("read error: %s", strerror(errno));
+		*error = strf("read error: %s", strerror(errno));
 		r = -EIO;
 	} else {
 		EVP_DigestFinal_ex(ctx, dig, &dlen);
-		for (unsigned k = 0; k < dlen; k++)
-			sprintf(hex + 2 * k, "%02x", dig[k]);
-		hex[2 * dlen] = 0;
+		hex_lower(hex, dig, dlen);
 		if (strcasecmp(hex, strchr(checksum, ':') + 1)) {
-			*error = pkg_strf("checksum mismatch: %s:%s, the repository says %s",
+			*error = strf("checksum mismatch: %s:%s, the repository says %s",
 					  sums[i].name, hex, checksum);
 			r = -EBADMSG;
 		}
@@ -161,7 +159,7 @@ void pkg_repodata_free(struct pkg_repodata *rd)
 
 bool pkg_repo_detect(const char *dir)
 {
-	char *p = pkg_strf("%s/repodata/repomd.xml", dir);
+	char *p = strf("%s/repodata/repomd.xml", dir);
 	struct stat st;
 	bool ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 
@@ -176,23 +174,23 @@ static int take_record(cr_Repomd *md, const char *type, const char *dir, const c
 	cr_RepomdRecord *rec = cr_repomd_get_record(md, type);
 
 	if (!rec || !rec->location_href || !*rec->location_href) {
-		*error = pkg_strf("%s: names no %s metadata", repomd, type);
+		*error = strf("%s: names no %s metadata", repomd, type);
 		return -EINVAL;
 	}
 	if (rec->location_base && *rec->location_base && strncmp(rec->location_base, "file://", 7)) {
-		*error = pkg_strf("%s: %s metadata at %s%s is not local", repomd, type,
+		*error = strf("%s: %s metadata at %s%s is not local", repomd, type,
 				  rec->location_base, rec->location_href);
 		return -EINVAL;
 	}
 	*path = rec->location_base && *rec->location_base
-			? pkg_strf("%s/%s", rec->location_base + 7, rec->location_href)
-			: pkg_strf("%s/%s", dir, rec->location_href);
-	*sum = pkg_strf("%s:%s", rec->checksum_type ? rec->checksum_type : "",
+			? strf("%s/%s", rec->location_base + 7, rec->location_href)
+			: strf("%s/%s", dir, rec->location_href);
+	*sum = strf("%s:%s", rec->checksum_type ? rec->checksum_type : "",
 			rec->checksum ? rec->checksum : "");
 	if (!*path || !*sum)
 		return -ENOMEM;
 	if (!pkg_checksum_type(*sum)) {
-		*error = pkg_strf("%s: %s metadata has no usable checksum ('%s')", repomd, type, *sum);
+		*error = strf("%s: %s metadata has no usable checksum ('%s')", repomd, type, *sum);
 		return -EINVAL;
 	}
 	return 0;
@@ -218,7 +216,7 @@ static int check_encoding(const char *path, const char *name, char **error)
 	if (f)
 		cr_close(f, NULL);
 	if (n < 0) {
-		*error = pkg_strf("%s: %s", name, gerr && gerr->message ? gerr->message : "cannot be read");
+		*error = strf("%s: %s", name, gerr && gerr->message ? gerr->message : "cannot be read");
 		if (gerr)
 			g_error_free(gerr);
 		return -EINVAL;
@@ -229,7 +227,7 @@ static int check_encoding(const char *path, const char *name, char **error)
 	if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))	/* a UTF-8 byte order mark */
 		p += 3;
 	if (*p != '<' || memchr(head, '\0', (size_t)n)) {
-		*error = pkg_strf("%s: not an XML document in UTF-8", name);
+		*error = strf("%s: not an XML document in UTF-8", name);
 		return -EINVAL;
 	}
 	if (strncmp(p, "<?xml", 5) || !(end = strstr(p, "?>")))
@@ -247,7 +245,7 @@ static int check_encoding(const char *path, const char *name, char **error)
 		break;
 	}
 	if (*enc && strcasecmp(enc, "UTF-8") && strcasecmp(enc, "UTF8") && strcasecmp(enc, "US-ASCII")) {
-		*error = pkg_strf("%s: declares encoding '%s'; repository metadata must be UTF-8", name, enc);
+		*error = strf("%s: declares encoding '%s'; repository metadata must be UTF-8", name, enc);
 		return -EINVAL;
 	}
 	return 0;
@@ -255,7 +253,7 @@ static int check_encoding(const char *path, const char *name, char **error)
 
 int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error)
 {
-	char *path = pkg_strf("%s/repodata/repomd.xml", dir);
+	char *path = strf("%s/repodata/repomd.xml", dir);
 	cr_Repomd *md = cr_repomd_new();
 	GError *gerr = NULL;
 	int r;
@@ -270,7 +268,7 @@ int pkg_repo_local(const char *dir, struct pkg_repodata *rd, char **error)
 	if ((r = check_encoding(path, path, error)) < 0)
 		goto out;
 	if (cr_xml_parse_repomd(path, md, NULL, NULL, &gerr) != CRE_OK) {
-		*error = pkg_strf("%s: %s", path, gerr ? gerr->message : "cannot be parsed");
+		*error = strf("%s: %s", path, gerr ? gerr->message : "cannot be parsed");
 		r = -EINVAL;
 		goto out;
 	}
@@ -293,13 +291,13 @@ static int verify_file(const char *path, const char *sum, char **error)
 	char *why = NULL;
 
 	if (fd < 0) {
-		*error = pkg_strf("%s: %s", path, strerror(errno));
+		*error = strf("%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	r = pkg_checksum_fd(fd, sum, &why);
 	close(fd);
 	if (r < 0)
-		*error = pkg_strf("%s: %s", path, why ? why : strerror(-r));
+		*error = strf("%s: %s", path, why ? why : strerror(-r));
 	free(why);
 	return r;
 }
@@ -335,7 +333,7 @@ static bool is_zstd(const char *path)
 static int unzstd(const char *path, int *fd_out, char **error)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *name = pkg_strf("%s/taintguard-md.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	char *name = strf("%s/taintguard-md.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
 	ZSTD_DCtx *z = ZSTD_createDCtx();
 	size_t inlen = ZSTD_DStreamInSize(), outlen = ZSTD_DStreamOutSize(), ret = 1;
 	void *in = malloc(inlen), *out = malloc(outlen);
@@ -351,7 +349,7 @@ static int unzstd(const char *path, int *fd_out, char **error)
 	src = open(path, O_RDONLY | O_CLOEXEC);
 	dst = src < 0 ? -1 : mkostemp(name, O_CLOEXEC);
 	if (src < 0 || dst < 0) {
-		*error = pkg_strf("%s: %s", src < 0 ? path : name, strerror(errno));
+		*error = strf("%s: %s", src < 0 ? path : name, strerror(errno));
 		r = -errno;
 		goto out;
 	}
@@ -364,26 +362,26 @@ static int unzstd(const char *path, int *fd_out, char **error)
 
 			ret = ZSTD_decompressStream(z, &ob, &ib);
 			if (ZSTD_isError(ret)) {
-				*error = pkg_strf("%s: zstd: %s", path, ZSTD_getErrorName(ret));
+				*error = strf("%s: zstd: %s", path, ZSTD_getErrorName(ret));
 				r = -EBADMSG;
 				break;
 			}
 			total += ob.pos;
 			if (total > MAX_METADATA_SIZE) {
-				*error = pkg_strf("%s: more than %llu bytes decompressed", path,
+				*error = strf("%s: more than %llu bytes decompressed", path,
 						  (unsigned long long)MAX_METADATA_SIZE);
 				r = -EFBIG;
 				break;
 			}
 			if (ob.pos && write(dst, out, ob.pos) != (ssize_t)ob.pos) {
-				*error = pkg_strf("%s: %s", name, strerror(errno ? errno : ENOSPC));
+				*error = strf("%s: %s", name, strerror(errno ? errno : ENOSPC));
 				r = -EIO;
 				break;
 			}
 		}
 	}
 	if (r == 0 && ret != 0) {
-		*error = pkg_strf("%s: zstd: truncated stream", path);
+		*error = strf("%s: zstd: truncated stream", path);
 		r = -EBADMSG;
 	}
 out:
@@ -408,7 +406,7 @@ static char *parse_path(const char *path, int *fd, char **error)
 		return strdup(path);
 	if (unzstd(path, fd, error) < 0)
 		return NULL;
-	return pkg_strf("/proc/self/fd/%d", *fd);
+	return strf("/proc/self/fd/%d", *fd);
 }
 
 /* --------------------------------------------------------- filelists */
@@ -534,7 +532,7 @@ static char *nevra_of(const cr_Package *p)
 {
 	bool epoch = p->epoch && *p->epoch && strcmp(p->epoch, "0");
 
-	return pkg_strf("%s-%s%s%s-%s.%s", p->name ? p->name : "?", epoch ? p->epoch : "",
+	return strf("%s-%s%s%s-%s.%s", p->name ? p->name : "?", epoch ? p->epoch : "",
 			epoch ? ":" : "", p->version ? p->version : "?", p->release ? p->release : "?",
 			p->arch ? p->arch : "?");
 }
@@ -561,7 +559,7 @@ static int add_entry(struct scan *s, struct hit *h, const cr_Package *pkg)
 	e->name = dup0(pkg->name);
 	e->nevra = nevra_of(pkg);
 	e->license = dup0(pkg->rpm_license);
-	e->checksum = pkg_strf("%s:%s", pkg->checksum_type ? pkg->checksum_type : "", pkg->pkgId);
+	e->checksum = strf("%s:%s", pkg->checksum_type ? pkg->checksum_type : "", pkg->pkgId);
 	e->size = pkg->size_package > 0 ? (uint64_t)pkg->size_package : 0;
 	e->modules = h->modules;
 	e->oot = h->oot;
@@ -637,7 +635,7 @@ static int parse(const char *path, bool primary, struct scan *s, char **error)
 		s->cur = NULL;
 	}
 	if (rc != CRE_OK && !*error)
-		*error = pkg_strf("%s: %s", path, gerr && gerr->message ? gerr->message : "cannot be parsed");
+		*error = strf("%s: %s", path, gerr && gerr->message ? gerr->message : "cannot be parsed");
 	if (gerr)
 		g_error_free(gerr);
 	if (fd >= 0)
@@ -675,24 +673,24 @@ int pkg_repo_scan(const struct pkg_repodata *rd, struct pkg_repo_list *out, char
 #define MAX_LIST (16u << 20)
 #define MAX_FIELD (64u << 10)
 
-void pkg_repo_list_encode(const struct pkg_repo_list *l, struct pkg_wbuf *b)
+void pkg_repo_list_encode(const struct pkg_repo_list *l, struct buf *b)
 {
-	pkg_w_u64(b, l->skipped);
-	pkg_w_u32(b, (uint32_t)l->n);
+	buf_put_u64(b, l->skipped);
+	buf_put_u32(b, (uint32_t)l->n);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct pkg_repo_pkg *e = &l->v[i];
 
-		pkg_w_str(b, e->location);
-		pkg_w_str(b, e->base);
-		pkg_w_str(b, e->name);
-		pkg_w_str(b, e->nevra);
-		pkg_w_str(b, e->license);
-		pkg_w_str(b, e->checksum);
-		pkg_w_u64(b, e->size);
-		pkg_w_u8(b, (uint8_t)(e->modules | e->oot << 1));
-		pkg_w_u32(b, (uint32_t)e->n_kernel_files);
+		buf_put_str(b, e->location);
+		buf_put_str(b, e->base);
+		buf_put_str(b, e->name);
+		buf_put_str(b, e->nevra);
+		buf_put_str(b, e->license);
+		buf_put_str(b, e->checksum);
+		buf_put_u64(b, e->size);
+		buf_put_u8(b, (uint8_t)(e->modules | e->oot << 1));
+		buf_put_u32(b, (uint32_t)e->n_kernel_files);
 		for (size_t j = 0; j < e->n_kernel_files; j++)
-			pkg_w_str(b, e->kernel_files[j]);
+			buf_put_str(b, e->kernel_files[j]);
 	}
 }
 

@@ -63,7 +63,7 @@ int pkg_rpm_setup(const char *dbpath, bool verbose, char **error)
 		return -EINVAL;
 	}
 	if (dbpath) {
-		char *def = pkg_strf("_dbpath %s", dbpath);
+		char *def = strf("_dbpath %s", dbpath);
 
 		if (!def)
 			return -ENOMEM;
@@ -153,7 +153,7 @@ static char *with_log(const char *cause)
 {
 	const char *log = pkg_rpm_log_last();
 
-	return *log ? pkg_strf("%s: %s", cause, log) : strdup(cause);
+	return *log ? strf("%s: %s", cause, log) : strdup(cause);
 }
 
 /* The package on pf->fd: header checked, file list read. */
@@ -294,8 +294,7 @@ char *pkg_keyring_id(rpmts ts)
 	for (size_t i = 0; ok && i < n; i++)
 		ok = EVP_DigestUpdate(x, keys[i], strlen(keys[i]) + 1);
 	if (ok && EVP_DigestFinal_ex(x, dig, NULL) && (id = malloc(65)))
-		for (int i = 0; i < 32; i++)
-			sprintf(id + 2 * i, "%02x", dig[i]);
+		hex_lower(id, dig, 32);
 	for (size_t i = 0; i < n; i++)
 		free(keys[i]);
 	free(keys);

@@ -11,14 +11,9 @@
 
 #include "pkg.h"
 
-struct collect {
-	char **v;
-	size_t n, cap;
-};
-
 static int collect_module(void *ctx, const char *path, const struct pkg_class *c)
 {
-	struct collect *cl = ctx;
+	struct strv *cl = ctx;
 
 	/*
 	 * Installed files are opened from disk one by one: those named as
@@ -29,24 +24,7 @@ static int collect_module(void *ctx, const char *path, const struct pkg_class *c
 	 */
 	if (!c->named && !c->hidden)
 		return 0;
-	if (cl->n == cl->cap) {
-		size_t nc = cl->cap ? cl->cap * 2 : 8;
-		char **nv = realloc(cl->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		cl->v = nv;
-		cl->cap = nc;
-	}
-	cl->v[cl->n] = strdup(path);
-	return cl->v[cl->n++] ? 0 : -ENOMEM;
-}
-
-static void collect_free(struct collect *cl)
-{
-	for (size_t i = 0; i < cl->n; i++)
-		free(cl->v[i]);
-	free(cl->v);
+	return strv_push(cl, path);
 }
 
 int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
@@ -58,7 +36,7 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
 	while (r >= 0 && mi && (h = rpmdbNextIterator(mi))) {
 		rpmfiles files = rpmfilesNew(NULL, h, 0, RPMFI_KEEPHEADER);
 		struct pkg_ftypes *types = pkg_ftypes_new(h);	/* installed headers keep them */
-		struct collect cl = { 0 };
+		struct strv cl = { 0 };
 		struct pkg_installed p = { .h = h };
 
 		if (!files) {
@@ -80,13 +58,13 @@ int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped)
 			r = fn(ctx, &p);
 		}
 		pkg_info_free(&p.info);
-		collect_free(&cl);
+		strv_free(&cl);
 	}
 	rpmdbFreeIterator(mi);
 	return r < 0 ? r : 0;
 }
 
-int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_t *cap)
+int pkg_rpmdb_owners(rpmts ts, const char *path, struct strv *names)
 {
 	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_INSTFILENAMES, path, 0);
 	Header h;
@@ -94,27 +72,9 @@ int pkg_rpmdb_owners(rpmts ts, const char *path, char ***names, size_t *n, size_
 
 	while (r == 0 && mi && (h = rpmdbNextIterator(mi)) != NULL) {
 		const char *name = headerGetString(h, RPMTAG_NAME);
-		bool seen = false;
 
-		for (size_t i = 0; name && i < *n && !seen; i++)
-			seen = !strcmp((*names)[i], name);
-		if (!name || seen)
-			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			char **nv = realloc(*names, nc * sizeof(*nv));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			*names = nv;
-			*cap = nc;
-		}
-		if (!((*names)[*n] = strdup(name)))
-			r = -ENOMEM;
-		else
-			(*n)++;
+		if (name && !strv_has(names, name))
+			r = strv_push(names, name);
 	}
 	rpmdbFreeIterator(mi);
 	return r;

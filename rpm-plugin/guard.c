@@ -68,8 +68,7 @@ struct gpkg {
 struct tgp_guard {
 	struct guard_places pl;
 	const char *root;	/* the root prefix, "" for / */
-	char **own;		/* taintguard's own package names */
-	size_t n_own, cap_own;
+	struct strv own;	/* taintguard's own package names */
 	bool own_installed;	/* an installed package owns taintguard's files */
 	struct gpkg *pkgs;
 	size_t n_pkgs;
@@ -85,14 +84,6 @@ struct tgp_guard {
 static void tgp_guard_report(struct tgp_state *st, struct gpkg *p, bool refuse);
 
 /* ------------------------------------------------------------ helpers */
-
-static bool has_name(char *const *v, size_t n, const char *name)
-{
-	for (size_t i = 0; name && i < n; i++)
-		if (!strcmp(v[i], name))
-			return true;
-	return false;
-}
 
 static void finding(struct gpkg *p, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -165,7 +156,7 @@ void tgp_guard_reset(struct tgp_state *st)
 	free(g->cur_glob);
 	guard_wins_free(&g->wcur);
 	guard_names_free(&g->names);
-	guard_strv_free(g->own, g->n_own);
+	strv_free(&g->own);
 	guard_places_free(&g->pl);
 	free(g);
 	st->guard = NULL;
@@ -195,29 +186,28 @@ static int own_packages(struct tgp_guard *g, rpmts ts)
 				 NULL);
 	for (size_t i = 0; i < na && r == 0; i++)
 		if (anchors[i] && anchors[i][0] == '/')
-			r = pkg_rpmdb_owners(ts, anchors[i], &g->own, &g->n_own, &g->cap_own);
+			r = pkg_rpmdb_owners(ts, anchors[i], &g->own);
 	for (size_t i = 0; i < na; i++)
 		free(anchors[i]);
-	g->own_installed = g->n_own > 0;
+	g->own_installed = g->own.n > 0;
 	for (size_t i = 0; r == 0 && !g->own_installed && i < sizeof(spec_names) / sizeof(*spec_names);
 	     i++)
-		r = guard_strv_push(&g->own, &g->n_own, &g->cap_own, spec_names[i]);
+		r = strv_push(&g->own, spec_names[i]);
 	return r;
 }
 
 /* Is the installed file @path owned by one of taintguard's installed packages? */
 static bool owned_by_us(struct tgp_guard *g, rpmts ts, const char *path)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	struct strv names = { 0 };
 	bool ours = false;
 
 	if (!g->own_installed)
 		return false;
-	pkg_rpmdb_owners(ts, path, &names, &n, &cap);
-	for (size_t i = 0; i < n; i++)
-		ours = ours || has_name(g->own, g->n_own, names[i]);
-	guard_strv_free(names, n);
+	pkg_rpmdb_owners(ts, path, &names);
+	for (size_t i = 0; i < names.n; i++)
+		ours = ours || strv_has(&g->own, names.v[i]);
+	strv_free(&names);
 	return ours;
 }
 
@@ -426,8 +416,8 @@ static int load_current(struct tgp_guard *g)
 	if (g->cur_loaded)
 		return 0;
 	g->cur_loaded = true;
-	for (size_t i = 0; i < g->pl.n_macro && r == 0; i++) {
-		char *pat = rstrscat(NULL, g->root, g->pl.macro[i], NULL);
+	for (size_t i = 0; i < g->pl.macro.n && r == 0; i++) {
+		char *pat = rstrscat(NULL, g->root, g->pl.macro.v[i], NULL);
 		glob_t gl;
 
 		if (!pat)
@@ -528,7 +518,7 @@ static int state_with(struct tgp_guard *g, rpmts ts, struct gpkg *p, struct guar
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < g->pl.n_macro; i++) {
+	for (size_t i = 0; i < g->pl.macro.n; i++) {
 		size_t start = n;
 
 		for (size_t j = 0; j < g->n_cur; j++) {
@@ -548,7 +538,7 @@ static int state_with(struct tgp_guard *g, rpmts ts, struct gpkg *p, struct guar
 			struct gfile *f = &p->files[k];
 			bool there = false;
 
-			if (f->kind != GUARD_MACRO || !f->text || !guard_glob_match(g->pl.macro[i], f->path) ||
+			if (f->kind != GUARD_MACRO || !f->text || !guard_glob_match(g->pl.macro.v[i], f->path) ||
 			    own_first_install(g, p, f))
 				continue;
 			for (size_t j = start; j < n && !there; j++)
@@ -689,7 +679,7 @@ static void check_package(struct tgp_state *st, struct tgp_guard *g, rpmts ts, r
 
 	if (!files)
 		return;
-	if (g->own_installed && has_name(g->own, g->n_own, name)) {
+	if (g->own_installed && strv_has(&g->own, name)) {
 		rpmfilesFree(files);
 		return;	/* an upgrade of taintguard itself */
 	}
@@ -697,7 +687,7 @@ static void check_package(struct tgp_state *st, struct tgp_guard *g, rpmts ts, r
 		rpmfilesFree(files);
 		return;
 	}
-	p->own_name = has_name(g->own, g->n_own, name);
+	p->own_name = strv_has(&g->own, name);
 	fc = (int)rpmfilesFC(files);
 	for (int i = 0; i < fc; i++)
 		if (!(rpmfilesFFlags(files, i) & RPMFILE_GHOST))	/* never written */

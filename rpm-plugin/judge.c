@@ -172,47 +172,14 @@ int tgp_begin(struct tgp_state *st)
 	return st->ks ? 0 : -ENOMEM;	/* a NULL set holds no file */
 }
 
-static const struct tg_kernel *kernel_for(struct tgp_state *st, const struct tgp_mod *mod)
+/* Verdicts back to their packages, in the order their modules were given. */
+static void distribute(struct tgp_pkg **pkgs, size_t n, struct tg_verdict *v)
 {
-	const struct tg_kernel *k = NULL;
-	char rel[256];
-	const char *vm;
+	size_t off = 0;
 
-	if (tg_kernel_release_from_path(mod->path, rel, sizeof(rel)) == 0 ||
-	    /* outside /lib/modules: the release its vermagic names */
-	    ((vm = mod->m ? tg_module_get(mod->m, "vermagic") : NULL) &&
-	     tg_kernel_release_from_vermagic(vm, rel, sizeof(rel)) == 0))
-		tg_ctx_kernel(st->ctx, rel, &k, NULL);
-	return k;
-}
-
-int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
-{
-	struct tg_set *set = tg_set_new(st->ctx);
-	struct tg_verdict *v = NULL;
-	size_t total = 0, off = 0;
-	int r = -ENOMEM;
-
-	if (!set)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < pkgs[i]->n_mods; j++) {
-			struct tgp_mod *md = &pkgs[i]->mods[j];
-			r = tg_set_add(set, md->path, md->m, kernel_for(st, md), pkgs[i]->name,
-				       md->error);
-			if (r < 0)
-				goto exit;
-			total++;
-		}
-	}
-	v = calloc(total ? total : 1, sizeof(*v));
-	if (!v)
-		goto exit;
-	r = tg_set_predict(set, v);
-	if (r < 0)
-		goto exit;
 	for (size_t i = 0; i < n; i++) {
 		struct tgp_pkg *p = pkgs[i];
+
 		verdicts_free(p->v, p->nv);
 		p->nv = p->n_mods;
 		p->v = calloc(p->nv ? p->nv : 1, sizeof(*p->v));
@@ -220,6 +187,7 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
 		if (!p->v) {	/* cannot keep the verdicts: refuse, never "clean" */
 			p->nv = 0;
 			p->action = TG_ACTION_DENY;
+			off += p->n_mods;
 			continue;
 		}
 		for (size_t j = 0; j < p->nv; j++) {
@@ -232,11 +200,42 @@ int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
 				p->action = p->v[j].action;
 		}
 	}
-	r = 0;
+}
+
+/*
+ * All modules of @pkgs as one set, each against the kernel of its
+ * /lib/modules/R/ path or, outside it, of its vermagic (tg_judge()).
+ */
+int tgp_judge(struct tgp_state *st, struct tgp_pkg **pkgs, size_t n)
+{
+	struct tg_judge_item *items = NULL;
+	struct tg_verdict *v = NULL;
+	size_t total = 0, k = 0;
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		total += pkgs[i]->n_mods;
+	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
+	    !(v = calloc(total ? total : 1, sizeof(*v))))
+		goto exit;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < pkgs[i]->n_mods; j++) {
+			const struct tgp_mod *md = &pkgs[i]->mods[j];
+
+			items[k++] = (struct tg_judge_item){ .path = md->path, .m = md->m,
+							     .error = md->error,
+							     .package = pkgs[i]->name };
+		}
+	/* a kernel that cannot be gathered was said by load_kernel(): judged as unknown */
+	r = tg_judge(st->ctx, NULL, items, total, 0, v, NULL);
+	if (r >= 0) {
+		distribute(pkgs, n, v);
+		r = 0;
+	}
 exit:
 	if (v)
 		verdicts_free(v, total);
-	tg_set_free(set);
+	free(items);
 	if (r < 0) {
 		rpmlog(RPMLOG_ERR, "taintguard: cannot judge the kernel modules: %s\n",
 		       strerror(-r));

@@ -44,39 +44,72 @@ static void say(struct tgp_state *st, const struct tgp_pkg *kp, const struct pkg
 		v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
-/* Modules other packages of this transaction add for @rel: siblings in the set. */
-static int add_siblings(struct tgp_state *st, struct tg_set *set, const char *rel,
-			const struct tg_kernel *k)
+/* How many modules other packages of this transaction add for @rel. */
+static size_t count_siblings(const struct tgp_state *st, const char *rel)
 {
+	size_t n = 0;
 	char r[256];
 
 	for (size_t i = 0; i < st->n_pkgs; i++) {
-		struct tgp_pkg *p = &st->pkgs[i];
+		const struct tgp_pkg *p = &st->pkgs[i];
 
-		if (p->krel || !p->oot)
-			continue;
-		for (size_t j = 0; j < p->n_mods; j++) {
-			struct tgp_mod *md = &p->mods[j];
-			int e;
+		for (size_t j = 0; !p->krel && p->oot && j < p->n_mods; j++)
+			n += p->mods[j].m &&
+			     tg_kernel_release_from_path(p->mods[j].path, r, sizeof(r)) == 0 &&
+			     !strcmp(r, rel);
+	}
+	return n;
+}
+
+/* ... and those modules, judged beside the root's so that imports resolve. */
+static size_t add_siblings(const struct tgp_state *st, const char *rel,
+			   struct tg_judge_item *items)
+{
+	size_t n = 0;
+	char r[256];
+
+	for (size_t i = 0; i < st->n_pkgs; i++) {
+		const struct tgp_pkg *p = &st->pkgs[i];
+
+		for (size_t j = 0; !p->krel && p->oot && j < p->n_mods; j++) {
+			const struct tgp_mod *md = &p->mods[j];
 
 			if (!md->m || tg_kernel_release_from_path(md->path, r, sizeof(r)) < 0 ||
 			    strcmp(r, rel))
 				continue;
-			if ((e = tg_set_add(set, md->path, md->m, k, p->name, NULL)) < 0)
-				return e;
+			items[n++] = (struct tg_judge_item){ .path = md->path, .m = md->m,
+							     .package = p->name, .context = true };
 		}
 	}
-	return 0;
+	return n;
+}
+
+/* Keep the verdict of the root's module @km if the new kernel will not load it cleanly. */
+static void keep(struct tgp_state *st, struct tgp_pkg *kp, const struct pkg_kmod *km,
+		 struct tg_verdict *v)
+{
+	if (km->place != PKG_KMOD_WEAK_NOT && v->action == TG_ACTION_ALLOW) {
+		rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s: %s: fine\n", kp->krel, km->path);
+		return;
+	}
+	say(st, kp, km, v);
+	if (km->place == PKG_KMOD_WEAK_NOT && v->action == TG_ACTION_ALLOW)
+		v->action = TG_ACTION_MARK;	/* missing is worth recording */
+	kp->kv[kp->nkv] = *v;
+	memset(v, 0, sizeof(*v));
+	if (!kp->kv[kp->nkv].package && km->owner)
+		kp->kv[kp->nkv].package = strdup(km->owner);
+	kp->nkv++;
 }
 
 /* Judge @kp's kernel against the root's modules; keep the affected verdicts. */
 static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 {
 	const struct tg_kernel *k = NULL;
+	struct tg_judge_item *items = NULL;
 	struct pkg_kmod *km = NULL;
 	struct tg_verdict *v = NULL;
-	struct tg_set *set = NULL;
-	size_t n = 0, total;
+	size_t n = 0, total = 0;
 	int r;
 
 	tg_ctx_kernel(st->ctx, kp->krel, &k, NULL);
@@ -89,41 +122,26 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 	r = pkg_kupdate_modules(st->root, kp->krel, k->symvers, ts, &st->lim, &km, &n);
 	if (r < 0)
 		return r;
+	total = n + count_siblings(st, kp->krel);
 	r = -ENOMEM;
-	if (!(set = tg_set_new(st->ctx)))
-		goto exit;
-	for (size_t i = 0; i < n; i++)
-		if ((r = tg_set_add(set, km[i].path, km[i].m, k, km[i].owner, km[i].error)) < 0)
-			goto exit;
-	if ((r = add_siblings(st, set, kp->krel, k)) < 0)
-		goto exit;
-	total = tg_set_count(set);
-	r = -ENOMEM;
-	if (!(v = calloc(total ? total : 1, sizeof(*v))) ||
+	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
+	    !(v = calloc(total ? total : 1, sizeof(*v))) ||
 	    !(kp->kv = calloc(n ? n : 1, sizeof(*kp->kv))))
 		goto exit;
-	if ((r = tg_set_predict(set, v)) < 0)
+	for (size_t i = 0; i < n; i++)
+		items[i] = (struct tg_judge_item){ .path = km[i].path, .m = km[i].m,
+						   .error = km[i].error, .package = km[i].owner };
+	add_siblings(st, kp->krel, items + n);
+	if ((r = tg_judge(st->ctx, kp->krel, items, total, 0, v, NULL)) < 0)
 		goto exit;
-	for (size_t i = 0; i < n; i++) {
-		if (km[i].place != PKG_KMOD_WEAK_NOT && v[i].action == TG_ACTION_ALLOW) {
-			rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s: %s: fine\n", kp->krel, km[i].path);
-			continue;
-		}
-		say(st, kp, &km[i], &v[i]);
-		if (km[i].place == PKG_KMOD_WEAK_NOT && v[i].action == TG_ACTION_ALLOW)
-			v[i].action = TG_ACTION_MARK;	/* missing is worth recording */
-		kp->kv[kp->nkv] = v[i];
-		memset(&v[i], 0, sizeof(v[i]));
-		if (!kp->kv[kp->nkv].package && km[i].owner)
-			kp->kv[kp->nkv].package = strdup(km[i].owner);
-		kp->nkv++;
-	}
+	for (size_t i = 0; i < n; i++)
+		keep(st, kp, &km[i], &v[i]);
 	r = 0;
 exit:
-	for (size_t i = 0; v && set && i < tg_set_count(set); i++)
+	for (size_t i = 0; v && i < total; i++)
 		tg_verdict_free_contents(&v[i]);
 	free(v);
-	tg_set_free(set);
+	free(items);
 	pkg_kmods_free(km, n);
 	return r;
 }

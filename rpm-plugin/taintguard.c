@@ -2,7 +2,7 @@
 /*
  * taintguard rpm transaction plugin: refuse (policy "deny") or mark (policy
  * "mark") packages whose kernel modules would taint the kernel or be refused
- * by it.  See rpm-plugin-taintguard(8) and shared research rpm-plugin.md.
+ * by it.  See rpm-plugin-taintguard(8) and docs/rpm.md.
  *
  *   init      read %_taintguard_* once; never fails (broken policy: built-in)
  *   tsm_pre   read the payloads of added packages with module candidates
@@ -31,10 +31,6 @@
 
 #include "plugin_abi.h"
 #include "tgp.h"
-
-#ifndef TG_LOCALSTATEDIR
-#define TG_LOCALSTATEDIR "/var/lib/taintguard"
-#endif
 
 static char *macro(const char *name)
 {
@@ -151,17 +147,15 @@ static void load_policy(struct tgp_state *st)
 	st->policy_path = macro("_taintguard_policy");
 	if (!st->policy_path)
 		st->policy_path = strdup(tg_policy_default_path());
-	if (tg_policy_load_path(st->policy_path, &st->lim, &st->policy, &err) == 0)
-		return;
 	/*
-	 * Fail closed, but only as far as the kernel goes: the built-in policy
-	 * still denies what the kernel refuses or force-taints and marks the
-	 * rest; packages without modules and erasures are not affected.
+	 * Fail closed, but only as far as the kernel goes (tg_policy_open()):
+	 * packages without modules and erasures are not affected.
 	 */
+	if (tg_policy_open(st->policy_path, &st->lim, TG_POLICY_FALLBACK, &st->policy, &err) == 0)
+		return;
 	rpmlog(RPMLOG_ERR, "taintguard: cannot load policy: %s; judging kernel modules with the "
 	       "built-in policy until this is fixed (exceptions do not apply)\n", err.msg);
 	st->policy_fallback = true;
-	st->policy = (struct tg_policy *)tg_policy_builtin();
 }
 
 struct rpmPluginHooks_s taintguard_hooks;

@@ -8,6 +8,7 @@
 #include <rpm/rpmts.h>
 #include <rpm/rpmte.h>
 
+#include "paths.h"
 #include "pkg.h"
 #include "taintguard.h"
 

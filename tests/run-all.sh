@@ -1,9 +1,9 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
-# total "N passed, N failed".  Usage: tests/run-all.sh [SUITE...]
+# total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
-# sanitize (default: all);
+# sanitize hygiene (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
@@ -15,47 +15,80 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
 total_pass=0
 total_fail=0
+total_skip=0
 failed_suites=""
 LOGDIR=tests/out/logs
 mkdir -p "$LOGDIR"
 
-# Each suite prints "ok"/"not ok" lines and a last line "N passed, N failed".
+# Each suite prints "ok"/"not ok" lines and a last line "N passed, N failed"
+# (", N skipped" when it skips: counted apart, neither passed nor failed).
 run_suite() {
 	local name=$1; shift
 	local log=$LOGDIR/$name.log
 	echo "=== $name"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
-	local line p f
+	local line p f sk=0
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -n "$line" ]; then
 		p=${line%% passed*}
 		f=${line#*passed, }; f=${f%% failed*}
+		# ", N skipped" when the suite reports skips
+		case $line in *" skipped"*) sk=${line#*failed, }; sk=${sk%% skipped*} ;; esac
 	else
 		p=0; f=1
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + sk))
 	[ "$f" -eq 0 ] || failed_suites="$failed_suites $name"
 }
 
+# One line per cmocka test, from its TAP output: "ok", "not ok", or "skip"
+# with the reason the test printed ("skip: ..." just before its skip()).  The
+# unit tests that read the target kernel's own files take it from TG_KERNEL.
 suite_unit() {
-	local pass=0 fail=0 t
+	local pass=0 fail=0 skipped=0 t name out rc line why n nfail plan
+	# shellcheck source=tests/lib/kernel.sh
+	. tests/lib/kernel.sh
 	for t in "$B"/tests/test_*; do
 		[ -x "$t" ] || continue
-		if "$t"; then pass=$((pass + 1)); echo "ok - $(basename "$t")"
-		else fail=$((fail + 1)); echo "not ok - $(basename "$t")"; fi
+		name=$(basename "$t")
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+		rc=$?
+		why="" n=0 nfail=0 plan=0
+		while IFS= read -r line; do
+			case $line in
+			"1.."[0-9]*) plan=$((plan + ${line#1..})) ;;	# one plan per group
+			"skip: "*) why=${line#skip: } ;;
+			"ok "[0-9]*)
+				n=$((n + 1)); pass=$((pass + 1)); echo "ok - $name: ${line#* - }" ;;
+			"not ok "[0-9]*" # SKIP "*)
+				n=$((n + 1)); skipped=$((skipped + 1))
+				echo "skip - $name: ${line#* # SKIP }${why:+: $why}"; why="" ;;
+			"not ok "[0-9]*)
+				n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok - $name: ${line#* - }" ;;
+			"# ok - "*) ;;
+			"#"*) echo "$line" ;;
+			esac
+		done <<< "$out"
+		fail=$((fail + nfail))
+		# a crash or a failed group setup: fewer results than planned, or an exit code alone
+		if [ "$n" -eq 0 ] || [ "$n" -ne "$plan" ] || { [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; }; then
+			fail=$((fail + 1)); echo "not ok - $name exited $rc after $n of $plan tests"
+			printf '%s\n' "$out" | tail -n 20
+		fi
 	done
 	# No binaries at all is a broken build, not a pass.
-	if [ $((pass + fail)) -eq 0 ]; then echo "not ok - no unit test binaries in $B/tests"; fail=1; fi
-	echo "$pass passed, $fail failed"
+	if [ $((pass + fail + skipped)) -eq 0 ]; then echo "not ok - no unit test binaries in $B/tests"; fail=1; fi
+	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" -eq 0 ]
 }
 
@@ -68,6 +101,8 @@ suite_build_san() {
 
 for s in $SUITES; do
 	case $s in
+	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
+	hygiene) run_suite hygiene tests/tools/hygiene.sh ;;
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
@@ -110,5 +145,5 @@ for s in $SUITES; do
 done
 echo "=== summary"
 [ -z "$failed_suites" ] || echo "failed suites:$failed_suites"
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

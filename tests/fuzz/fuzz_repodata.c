@@ -56,7 +56,7 @@ static void put(const char *name, const uint8_t *p, size_t n)
 		abort();
 }
 
-static void same_or_abort(const struct pkg_wbuf *a, const struct pkg_wbuf *b)
+static void same_or_abort(const struct buf *a, const struct buf *b)
 {
 	if (a->oom || b->oom)
 		return;
@@ -69,7 +69,7 @@ static void same_or_abort(const struct pkg_wbuf *a, const struct pkg_wbuf *b)
 /* Encode @l, decode it, encode again: equal. */
 static void round_trip(const struct pkg_repo_list *l)
 {
-	struct pkg_wbuf w1 = { 0 }, w2 = { 0 };
+	struct buf w1 = { 0 }, w2 = { 0 };
 	struct pkg_repo_list back;
 
 	pkg_repo_list_encode(l, &w1);

@@ -18,8 +18,12 @@
 
 #include "taintguard.h"
 #include "internal.h"
+#include "target.h"
 
-#define DEBIAN_SYMVERS "/usr/src/linux-headers-6.1.0-57-amd64/Module.symvers"
+/* The suite's target kernel's export table (target.h) */
+#define DEBIAN_SYMVERS target_path("/usr/src/linux-headers-%s/Module.symvers")
+/* what is known of Debian's 6.1.0-57-amd64 */
+#define DEB_RELEASE "6.1.0-57-amd64"
 
 static struct tg_symvers *load_text(const char *text)
 {
@@ -366,7 +370,7 @@ static void test_debian(void **state)
 	size_t gpl = 0, plain = 0;
 	double best = 1e9;
 
-	if (access(DEBIAN_SYMVERS, R_OK) != 0)
+	if (!target_has("/usr/src/linux-headers-%s/Module.symvers"))
 		skip();
 	for (int i = 0; i < 5; i++) {
 		double t0 = now_ms(), dt;
@@ -379,9 +383,13 @@ static void test_debian(void **state)
 			best = dt;
 	}
 	print_message("load %s: best of 5 %.2f ms\n", DEBIAN_SYMVERS, best);
-	assert_int_equal(tg_symvers_count(sv), 24683);
-	expect_sym(sv, "ktime_get", 0xb43f9365, "vmlinux", TG_EXPORT_GPL, NULL);
-	expect_sym(sv, "module_layout", 0x9060323f, "vmlinux", TG_EXPORT_PLAIN, NULL);
+	if (!strcmp(target_release(), DEB_RELEASE)) {
+		assert_int_equal(tg_symvers_count(sv), 24683);
+		expect_sym(sv, "ktime_get", 0xb43f9365, "vmlinux", TG_EXPORT_GPL, NULL);
+		expect_sym(sv, "module_layout", 0x9060323f, "vmlinux", TG_EXPORT_PLAIN, NULL);
+	}
+	assert_int_equal(tg_symvers_lookup(sv, "ktime_get")->type, TG_EXPORT_GPL);
+	assert_string_equal(tg_symvers_lookup(sv, "ktime_get")->owner, "vmlinux");
 	{
 		const struct tg_ksym *ks = tg_symvers_lookup(sv, "crypto_cipher_setkey");
 
@@ -409,8 +417,11 @@ static void test_debian(void **state)
 		}
 		fclose(f);
 	}
-	assert_int_equal(gpl, 13559);
-	assert_int_equal(plain, 11124);
+	if (!strcmp(target_release(), DEB_RELEASE)) {
+		assert_int_equal(gpl, 13559);
+		assert_int_equal(plain, 11124);
+	}
+	assert_int_equal(gpl + plain, tg_symvers_count(sv));
 	tg_symvers_free(sv);
 	if (best > 15.0 && !getenv("TG_SANITIZE"))
 		print_message("warning: load took %.2f ms (target < 15 ms)\n", best);
