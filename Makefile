@@ -241,7 +241,7 @@ check-unit: all unit
 	B=$(B) tests/run-all.sh unit
 
 # Everyday tier: no root, no network, no VM; a couple of minutes (README.md, Tests).
-FAST_SUITES = hygiene unit modules fuzz-regress policy-sync library
+FAST_SUITES = hygiene structure unit modules fuzz-regress policy-sync library
 check-fast: all unit
 	B=$(B) tests/run-all.sh $(FAST_SUITES)
 

@@ -3,7 +3,7 @@
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
-# sanitize hygiene (default: all);
+# sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -103,6 +103,9 @@ for s in $SUITES; do
 	case $s in
 	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
 	hygiene) run_suite hygiene tests/tools/hygiene.sh ;;
+	# calls go one way: no two files of a directory, and no two directories, call each other
+	structure) run_suite structure python3 tests/tools/callcycles.py --build "$B" --files lib \
+		--files util --files pkg --files guard --files cli --files rpm-plugin --files hooks ;;
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
