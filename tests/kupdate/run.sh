@@ -304,9 +304,21 @@ t "hook: kupcrc in updates/vendor/ will be refused (struct module size)" \
 	eval 'has "kernel $K2: module kupcrc (.*updates/vendor/kupcrc.ko, not from DKMS): the kernel would refuse it: .gnu.linkonce.this_module is 896 bytes"'
 t "hook: nothing for kupfine, one count line, the modules left in place" \
 	eval '! has kupfine && has "2 module(s) not from DKMS will not load cleanly" && [ -f "$D/lib/modules/$K2/updates/vendor/kupcrc.ko" ]'
-t "hook: its name sorts before zz-update-grub (run-parts order)" \
-	eval '[ "$(printf "%s\n" zz-update-grub dkms-taintguard | LC_ALL=C sort | head -n 1)" = dkms-taintguard ]'
-t "hooks/install.sh installs the hook as dkms-taintguard" grep -q 'postinst.d/dkms-taintguard' hooks/install.sh
+# The hook as hooks/install.sh lays it down, among the hooks a Debian kernel
+# upgrade runs: run-parts must run it, and before zz-update-grub makes the
+# new kernel the default (a name it skips or sorts later fails here).
+I=$W/inst
+mkdir -p "$I/etc/kernel/postinst.d"
+for h in dkms initramfs-tools zz-update-grub; do
+	printf '#!/bin/sh\n' >"$I/etc/kernel/postinst.d/$h"
+	chmod 755 "$I/etc/kernel/postinst.d/$h"
+done
+B=$B DKMS=/bin/false sh hooks/install.sh "$I" >"$W/install.log" 2>&1 || { cat "$W/install.log"; bail "hooks/install.sh $I"; }
+OUT=$(run-parts --test "$I/etc/kernel/postinst.d" 2>&1)
+KH=$(grep -l taintguard-dkms-kernel-hook "$I"/etc/kernel/postinst.d/* 2>/dev/null | head -n 1)
+t "hook: hooks/install.sh's kernel hook ($(basename "${KH:-none}")) is run by run-parts before zz-update-grub" \
+	eval '[ -n "$KH" ] && grep -qx "$KH" <<<"$OUT" && [ "$(grep -n -x -e "$KH" -e "$I/etc/kernel/postinst.d/zz-update-grub" <<<"$OUT" | head -n 1 | cut -d: -f2)" = "$KH" ]'
+t "hooks/install.sh installs the hook as dkms-taintguard" [ "$KH" = "$I/etc/kernel/postinst.d/dkms-taintguard" ]
 
 # --- 5. the real 6.12 under QEMU (TCG) confirms the predictions ----------------
 # Every kmod build is loaded with insmod by 6.12 booted from the unpacked
