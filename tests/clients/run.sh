@@ -14,7 +14,12 @@
 # After each: exactly the expected packages in the rpmdb, nothing on disk of
 # what was refused, the old version whole, and the reason and the way to
 # override it in what the client PRINTED (stdout + stderr), not in a log.
-# Each client's exit code is recorded ("# client step: exit N").  Needs root.
+# Each client's exit code is recorded ("# client step: exit N") and checked:
+# 0 where everything asked for went in (or out), and where the plugin refused
+# a package the client's code for a failed transaction: dnf 4 and dnf5 1
+# ("Error: Transaction failed", "Transaction failed: Rpm transaction
+# failed."), zypper --non-interactive 8 (it aborts at the refused package).
+# Needs root.
 #
 #   tests/clients/run.sh [dnf|zypper|dnf5]...    (default: all three)
 #   TG_DUMP=FILE  every client command and its output appended there
@@ -157,6 +162,9 @@ verb() {
 	esac
 }
 installed_is() { [ "$(rpmq_$C)" = "$1" ]; }
+# the client's exit status when the plugin refused a package of the transaction
+refused_rc() { case $C in zypper) echo 8 ;; *) echo 1 ;; esac; }
+exits() { [ "$RC" = "$1" ]; }
 says() { grep -q -- "$1" <<<"$OUT"; }
 not_on_disk() { [ ! -e "$R$1" ]; }
 
@@ -184,6 +192,8 @@ for C in $CLIENTS; do
 			bash -c "test $RC_IGN = 0 && grep -q 'Abort, retry, ignore?' <<<\"\$0\"" "$OUT"
 	else
 		echo "$C install: exit $RC" >>"$W/exits"
+		check "$C install: the transaction fails, exit $(refused_rc) ($RC), although two packages went in" \
+			exits "$(refused_rc)"
 		check "$C install: the reason printed (refused kmod-tglve ... module lve: the kernel would refuse it)" \
 			says "refused kmod-tglve-1.0-1.noarch: module lve (tglve.ko): the kernel would refuse it: GPL-only symbols denied"
 		check "$C install: the override printed (policy exception, _taintguard_mode)" \
@@ -202,22 +212,26 @@ for C in $CLIENTS; do
 	check "$C upgrade: 1.0's module file unchanged" cmp -s "$R$MD/tgok.ko" "$MODS/gplok.ko"
 	check "$C upgrade: the reason printed" says "refused kmod-tgok-2.0-1.noarch: module lve (tgok.ko): the kernel would refuse it"
 	check "$C upgrade: the override printed" says "to install kmod-tgok-2.0-1.noarch anyway, add an exception"
+	check "$C upgrade to a denied version: refused, exit $(refused_rc) ($RC)" exits "$(refused_rc)"
 	echo "$C upgrade: exit $RC" >>"$W/exits"
 	# 3. downgrade to an allowed version
 	run_client downgrade $(verb $C downgrade) kmod-tgok-0.9
 	check "$C downgrade: 0.9 installed ($(rpmq_$C), exit $RC)" \
 		installed_is "kmod-tgok-0.9-1.noarch kmod-tgprop-1.0-1.noarch "
 	check "$C downgrade: nothing said of an allowed package" bash -c "! grep -q 'taintguard:' <<<\"\$0\"" "$OUT"
+	check "$C downgrade: exit 0 ($RC)" exits 0
 	echo "$C downgrade: exit $RC" >>"$W/exits"
 	# 4. reinstall of the marked package: marked again, record kept
 	run_client reinstall $(verb $C reinstall) kmod-tgprop
 	check "$C reinstall: still installed, marked again ($(rpmq_$C), exit $RC)" \
 		bash -c "test '$(rpmq_$C)' = 'kmod-tgok-0.9-1.noarch kmod-tgprop-1.0-1.noarch ' && grep -q 'marked kmod-tgprop-1.0-1.noarch: module propplain (tgprop.ko)' <<<\"\$0\" && test -f '$R/var/lib/taintguard/marks/kmod-tgprop-1.0-1.noarch.json'" "$OUT"
+	check "$C reinstall: exit 0 ($RC)" exits 0
 	echo "$C reinstall: exit $RC" >>"$W/exits"
 	# 5. erase: the record goes with the package
 	run_client erase $(verb $C erase) kmod-tgprop
 	check "$C erase: removed, its record too ($(rpmq_$C), exit $RC)" \
 		bash -c "test '$(rpmq_$C)' = 'kmod-tgok-0.9-1.noarch ' && test ! -e '$R/var/lib/taintguard/marks/kmod-tgprop-1.0-1.noarch.json' && test ! -e '$R$MD/tgprop.ko'"
+	check "$C erase: exit 0 ($RC)" exits 0
 	echo "$C erase: exit $RC" >>"$W/exits"
 	echo "# $C: $((SECONDS - t1)) s"
 done

@@ -2,7 +2,10 @@
 # taintguard DKMS integration tests: the real dkms (no mocks), as root, against
 # the installed kernel headers.  Installs taintguard's DKMS integration
 # (hooks/install.sh) into the system and removes it afterwards; adds, builds,
-# installs our own DKMS packages from tests/dkms/pkgs/:
+# installs our own DKMS packages from tests/dkms/pkgs/.  On a host where
+# taintguard is installed (make install), all of it happens in a private mount
+# namespace (see below): the build's integration is what is tested, the
+# installed one is left alone.  The packages:
 #   tg-lve   module "lve": MODULE_LICENSE("GPL") + ktime_get (EXPORT_SYMBOL_GPL).
 #            "lve" is on the kernel's module_license_offenders[] (since 3.5):
 #            the loader taints P, drops the module's GPL-only access and
@@ -28,6 +31,39 @@ HOOK=$HOOKDIR/taintguard-dkms
 SNIPPET=/etc/dkms/framework.conf.d/zz-taintguard.conf
 KHOOK=/etc/kernel/postinst.d/dkms-taintguard
 MARKS=/var/lib/taintguard/marks
+
+# The DKMS integration is system-wide: one dkms wrapper, one framework.conf.d
+# snippet, one kernel hook.  A host with taintguard installed has the
+# installed copy's in place, and this suite must test the build's, not
+# overwrite the admin's and then uninstall it.  So it runs itself again in a
+# private mount namespace where the trees it writes (/etc, /usr/sbin,
+# /usr/local, /usr/src, /usr/lib/modules, /var/lib) are overlays whose upper
+# layers live in a tmpfs: there the installed integration is removed first
+# (hooks/install.sh --uninstall), the suite starts from dkms as the
+# distribution ships it, and everything it does vanishes with the namespace,
+# even when it is killed.
+installed_integration() { [ -e "$SNIPPET" ] || grep -q taintguard-dkms-wrapper /usr/sbin/dkms 2>/dev/null; }
+if [ -z "${TG_DKMS_NS:-}" ] && [ "$(id -u)" = 0 ] && installed_integration; then
+	echo "# taintguard's DKMS integration is installed on this host: testing the build's in a private mount namespace"
+	ns=$(mktemp -d /tmp/tg-dkms-ns.XXXXXX)
+	TG_DKMS_NS=$ns unshare --mount --propagation private bash "$ROOT/tests/dkms/run.sh" "$@"
+	rc=$?
+	rmdir "$ns"
+	exit $rc
+fi
+if [ -n "${TG_DKMS_NS:-}" ]; then
+	ns_fail() { echo "not ok - private mount namespace: $*"; echo "0 passed, 1 failed"; exit 1; }
+	mount -t tmpfs tg-dkms "$TG_DKMS_NS" || ns_fail "tmpfs on $TG_DKMS_NS"
+	for d in /etc /usr/sbin /usr/local /usr/src /usr/lib/modules /var/lib; do
+		o=$TG_DKMS_NS/$(echo "$d" | tr / _)
+		mkdir -p "$o/upper" "$o/work"
+		mount -t overlay tg-dkms -o "lowerdir=$d,upperdir=$o/upper,workdir=$o/work" "$d" ||
+			ns_fail "overlay on $d"
+	done
+	PREFIX=$PREFIX sh hooks/install.sh --uninstall >/dev/null 2>&1 ||
+		ns_fail "hooks/install.sh --uninstall of the installed integration"
+	echo "# in the namespace: the installed integration removed (the host's is untouched)"
+fi
 ARCH=$(uname -m)
 T=$(mktemp -d /tmp/tg-dkms-test.XXXXXX)
 LOG=$T/log
@@ -143,6 +179,21 @@ status_is() { # P STATE ("" = not known to dkms)
 	[ "$s" = "$2" ]
 }
 installed() { ls "$INST/$1".ko* >/dev/null 2>&1; }
+# The module file dkms left, DIR/NAME.ko or, where the kernel's configuration
+# compresses modules (Debian's 6.12: xz), DIR/NAME.ko.xz (.zst, .gz).
+ko() { ls "$1.ko" "$1.ko.xz" "$1.ko.zst" "$1.ko.gz" 2>/dev/null | head -n 1; }
+# ...and an uncompressed copy of it in $T (nm reads no compressed module)
+ko_plain() {
+	local f c=$T/$(basename "$1").ko
+	f=$(ko "$1")
+	case $f in
+	"") return 1 ;;
+	*.xz) xz -dc "$f" ;;
+	*.zst) zstd -dcq "$f" ;;
+	*.gz) gzip -dc "$f" ;;
+	*) cat "$f" ;;
+	esac >"$c" && echo "$c"
+}
 not_installed() { ! installed "$1"; }
 logged() { grep -q -- "$1" "$LOG"; }
 not_logged() { ! grep -q -- "$1" "$LOG"; }
@@ -162,11 +213,15 @@ dkms_conf() { mkdir -p /etc/taintguard; printf '%s\n' "$@" > /etc/taintguard/dkm
 
 # ------------------------------------------------------------ kernel facts (independent of taintguard)
 gpl_only() { awk -v s="$1" -F '\t' '$2 == s { print $4 }' "$SYMVERS" | grep -qx EXPORT_SYMBOL_GPL; }
-gpl_imports() { # FILE: its imports the kernel exports GPL-only
-	comm -12 <(nm -u "$1" | awk '{print $2}' | sort -u) \
-		<(awk -F '\t' '$4 == "EXPORT_SYMBOL_GPL" {print $2}' "$SYMVERS" | sort -u)
+gpl_imports() { # FILE: its imports the kernel exports GPL-only (fails when nm cannot read it)
+	local u
+	u=$(nm -u "$1" | awk '{print $2}' | sort -u) && [ -n "$u" ] || return 1
+	comm -12 <(echo "$u") <(awk -F '\t' '$4 == "EXPORT_SYMBOL_GPL" {print $2}' "$SYMVERS" | sort -u)
 }
-no_gpl_imports() { [ -z "$(gpl_imports "$1")" ]; }
+no_gpl_imports() { local g; g=$(gpl_imports "$1") && [ -z "$g" ]; }
+# a message names a module as "module NAME: " or, when its file is named
+# otherwise (compressed), "module NAME (NAME.ko.xz): "
+mod() { echo "module $1\( ([^)]*)\)\?: "; }
 plain_export() { awk -v s="$1" -F '\t' '$2 == s { print $4 }' "$SYMVERS" | grep -qx EXPORT_SYMBOL; }
 check "kernel fact: ktime_get is EXPORT_SYMBOL_GPL in $K's Module.symvers" gpl_only ktime_get
 check "kernel fact: _printk is EXPORT_SYMBOL in $K's Module.symvers" plain_export _printk
@@ -195,7 +250,7 @@ check "tg-clean: installed in $INST" installed tgclean
 check "tg-clean: dkms status says installed" status_is tg-clean installed
 check "tg-clean: no taintguard message" not_logged "by taintguard policy"
 check "tg-clean: signed by the real signer (chained sign_file)" \
-	bash -c "modinfo -F signer $INST/tgclean.ko | grep -q ."
+	bash -c "modinfo -F signer '$(ko "$INST/tgclean")' | grep -q ."
 check "tg-clean: no record" test ! -e "$(record tg-clean)"
 check "tg-clean: no modprobe rule" no_rule tgclean
 
@@ -205,12 +260,12 @@ add_pkg tg-prop
 dk 0 install tg-prop/1.0 -k "$K"
 check "tg-prop: dkms install exits 0" test $? = 0
 check "tg-prop: kernel fact: license 'Proprietary' is not GPL-compatible (P)" \
-	bash -c "modinfo -F license $INST/tgprop.ko | grep -qx Proprietary"
-check "tg-prop: kernel fact: imports no GPL-only symbol (loads)" no_gpl_imports "$INST/tgprop.ko"
+	bash -c "modinfo -F license '$(ko "$INST/tgprop")' | grep -qx Proprietary"
+check "tg-prop: kernel fact: imports no GPL-only symbol (loads)" no_gpl_imports "$(ko_plain "$INST/tgprop")"
 check "tg-prop: installed" installed tgprop
 check "tg-prop: dkms status says installed" status_is tg-prop installed
 check "tg-prop: warning in dkms output names module and kernel" \
-	bash -c "grep -q '^taintguard-dkms: marked tg-prop/1.0: module tgprop: taints P[A-Z]*: license ' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
+	bash -c "grep -q '^taintguard-dkms: marked tg-prop/1.0: $(mod tgprop)taints P[A-Z]*: license ' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
 check "tg-prop: taint flag P reported" bash -c "grep -q 'taint P[A-Z]*, file ' '$LOG'"
 check "tg-prop: the package's own PRE_INSTALL still ran (with its arguments)" \
 	grep -q "kernel=$K" /run/tg-dkms-test/tg-prop-pre-install
@@ -251,15 +306,16 @@ dk 101 install tg-lve/1.0 -k "$K"
 check "tg-lve: dkms install refused with dkms's pre_install error (rc 101)" test $? = 0
 check "tg-lve: dkms says pre_install failed" logged "pre_install failed"
 check "tg-lve: kernel fact: built lve.ko claims GPL" \
-	bash -c "modinfo -F license /var/lib/dkms/tg-lve/1.0/$K/$ARCH/module/lve.ko | grep -qx GPL"
+	bash -c "modinfo -F license '$(ko /var/lib/dkms/tg-lve/1.0/$K/$ARCH/module/lve)' | grep -qx GPL"
+lveplain=$(ko_plain "/var/lib/dkms/tg-lve/1.0/$K/$ARCH/module/lve")
 check "tg-lve: kernel fact: lve.ko imports GPL-only ktime_get" \
-	bash -c "gpl=\$(comm -12 <(nm -u /var/lib/dkms/tg-lve/1.0/$K/$ARCH/module/lve.ko | awk '{print \$2}' | sort -u) <(awk -F '\t' '\$4 == \"EXPORT_SYMBOL_GPL\" {print \$2}' $SYMVERS | sort -u)); test \"\$gpl\" = ktime_get"
+	test "$(gpl_imports "${lveplain:-/nonexistent}")" = ktime_get
 check "tg-lve: not installed in $INST" not_installed lve
 check "tg-lve: dkms status is truthful (built, not installed)" status_is tg-lve built
 check "tg-lve: message names module, package and kernel" \
-	bash -c "grep -q '^taintguard-dkms: refused tg-lve/1.0: module lve: ' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
+	bash -c "grep -q '^taintguard-dkms: refused tg-lve/1.0: $(mod lve)' '$LOG' && grep -q 'kernel $K, taint ' '$LOG'"
 check "tg-lve: message gives taint flags" bash -c "grep -q 'taint P[A-Z]*, file ' '$LOG'"
-check "tg-lve: message gives the reason (GPL-only symbol refused)" bash -c "grep -q 'refused tg-lve/1.0: module lve: the kernel would refuse it: .*ktime_get' '$LOG'"
+check "tg-lve: message gives the reason (GPL-only symbol refused)" bash -c "grep -q 'refused tg-lve/1.0: $(mod lve)the kernel would refuse it: .*ktime_get' '$LOG'"
 check "tg-lve: message says how to add a policy exception" \
 	bash -c "grep -q 'exceptions:' '$LOG' && grep -q 'package: \"tg-lve/\*\"' '$LOG' && grep -q 'justification' '$LOG'"
 check "tg-lve: modprobe.d rule written" has_rule lve
@@ -304,7 +360,7 @@ check "autoinstall with a denied module exits 0 by default" test $? = 0
 check "autoinstall: the allowed module is installed" installed tgclean
 check "autoinstall: the denied module is not installed" not_installed lve
 check "autoinstall: dkms status truthful for lve (built)" status_is tg-lve built
-check "autoinstall: denial reported" logged "refused tg-lve/1.0: module lve: "
+check "autoinstall: denial reported" logged "refused tg-lve/1.0: $(mod lve)"
 check "autoinstall: modprobe blocked" modprobe_blocked lve
 remove_pkg tg-lve lve; remove_pkg tg-clean tgclean
 
@@ -326,7 +382,7 @@ check "safety net: without the wrapper, autoinstall installs lve (precondition)"
 check "safety net: kernel hook exits 0 by default" test $? = 0
 check "safety net: kernel hook uninstalled lve" not_installed lve
 check "safety net: dkms status truthful (built)" status_is tg-lve built
-check "safety net: reported" logged "refused tg-lve/1.0: module lve: "
+check "safety net: reported" logged "refused tg-lve/1.0: $(mod lve)"
 check "safety net: modprobe blocked" modprobe_blocked lve
 remove_pkg tg-lve lve
 
@@ -343,7 +399,7 @@ rm -f /etc/taintguard/dkms.conf
 add_pkg tg-lve
 TAINTGUARD_DKMS_OFF=1 dkms install tg-lve/1.0 -k "$K" > "$LOG" 2>&1
 check "sign_file only: lve not installed (module deleted in the build)" not_installed lve
-check "sign_file only: denial reported" logged "refused tg-lve/1.0: module lve: "
+check "sign_file only: denial reported" logged "refused tg-lve/1.0: $(mod lve)"
 check "sign_file only: modprobe blocked" modprobe_blocked lve
 check "sign_file only: dkms status truthful (added: nothing built or installed)" status_is tg-lve added
 check "sign_file only: message says how to clean up dkms 3.0.x leftovers" logged "taintguard-dkms sync; dkms install tg-lve/1.0"
@@ -362,8 +418,8 @@ remove_pkg tg-lve lve
 add_pkg tg-lve; add_pkg tg-clean
 dkms build tg-lve/1.0 -k "$K" >/dev/null 2>&1
 dkms build tg-clean/1.0 -k "$K" >/dev/null 2>&1
-lvemod=$(ls /var/lib/dkms/tg-lve/1.0/"$K"/"$ARCH"/module/lve.ko 2>/dev/null)
-cleanmod=$(ls /var/lib/dkms/tg-clean/1.0/"$K"/"$ARCH"/module/tgclean.ko 2>/dev/null)
+lvemod=$(ko_plain /var/lib/dkms/tg-lve/1.0/"$K"/"$ARCH"/module/lve)
+cleanmod=$(ko_plain /var/lib/dkms/tg-clean/1.0/"$K"/"$ARCH"/module/tgclean)
 check "packager mode: built modules to test with" test -n "$lvemod" -a -n "$cleanmod"
 printf 'modprobe_dir=%s\nmarks_dir=%s\n' "$T/modprobe.d" "$T/marks" > "$T/dkms.conf"
 # A .ko.gz loads only if kmod has zlib (or the kernel decompresses gzip itself);

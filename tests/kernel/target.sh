@@ -10,7 +10,8 @@
 #   archive moves on: a pinned KVER would stop downloading one day); 7.2:
 #   unstable's (not in any suite: used to place a rule between 6.12 and 7.3).
 #   6.1-arm64 (or 6.1.0-N-arm64): Debian 12's arm64 kernel, the ABI of the
-#   host's 6.1 headers when bookworm still has it, else the newest; with the
+#   host's installed 6.1 headers (the newest linux-headers-6.1.0-N-amd64, whatever
+#   linux-headers-amd64 points at) when bookworm still has it, else the newest; with the
 #   amd64 linux-kbuild-6.1 of the same version (its tools run on the host: the
 #   modules are cross-built) and what the arm64 guest runs (static busybox,
 #   kmod and its libraries).  Both architectures live only in this private
@@ -78,10 +79,12 @@ fi
 case $SPEC in
 6.1-arm64)
 	# the host's 6.1 ABI (its headers and kbuild are what CI installs), if
-	# the archive still has it for arm64; else the newest 6.1 arm64 kernel
+	# the archive still has it for arm64; else the newest 6.1 arm64 kernel.
+	# The installed 6.1 headers, not linux-headers-amd64's dependency: that
+	# names the default kernel, 6.12 on a host with bookworm-backports'.
 	KVER=
-	h=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null | grep -o 'linux-headers-6\.1\.0-[0-9]*-amd64' | head -n 1)
-	h=${h#linux-headers-}
+	h=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'linux-headers-6.1.0-*-amd64' 2>/dev/null |
+		awk '$1 == "ii" { sub(/^linux-headers-/, "", $2); print $2 }' | sort -V | tail -n 1)
 	if [ -n "$h" ] && apt-cache show "linux-image-${h%-amd64}-arm64" >/dev/null 2>&1; then KVER=${h%-amd64}-arm64; fi
 	[ -n "$KVER" ] || KVER=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-arm64$' |
 		sed 's/^linux-image-//' | sort -V | tail -n 1)

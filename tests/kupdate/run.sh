@@ -1,9 +1,13 @@
 #!/bin/bash
-# Kernel updates (docs/kernel-update.md), with real parts: kernel RPMs built
-# here from Debian's 6.1 kernel (the installed linux-image/linux-headers) and
-# 6.12 kernel (bookworm-backports' linux-image/linux-headers .debs, fetched
-# by tests/kernel/target.sh into a private cache and unpacked with dpkg-deb -x,
-# never installed on the host), kmod RPMs built for 6.1 from
+# Kernel updates (docs/kernel-update.md), from an old kernel to a new one,
+# both chosen here by what the test needs, never by what linux-image-amd64
+# points at (a host may have 6.12 as its default kernel and 6.1 beside it):
+#   old (K1): Debian 12's 6.1, the newest linux-image-6.1.0-N-amd64 installed
+#             with its headers (TG_KUPDATE_OLD to name another installed 6.1);
+#   new (K2): bookworm-backports' newest 6.12, its .debs fetched by
+#             tests/kernel/target.sh into a private cache and unpacked with
+#             dpkg-deb -x (whether or not the host has a 6.12 installed).
+# Real parts: kernel RPMs built here from those two kernels, kmod RPMs built for 6.1 from
 # tests/kupdate/src, and the real rpm installing them into a --root with the
 # plugin from the build tree.
 #
@@ -25,8 +29,8 @@
 # check, it never runs it).  Last, the real 6.12 is booted under QEMU (TCG)
 # and loads every build: what it does must equal taintguard's prediction.
 #
-# Env: TG_KERNEL (tests/lib/kernel.sh) the old kernel; TG_KERNELS_DIR the
-# cache of tests/kernel/target.sh, which fetches the 6.12 packages.
+# Env: TG_KUPDATE_OLD the old kernel (an installed 6.1.0-N-amd64); TG_KERNELS_DIR
+# the cache of tests/kernel/target.sh, which fetches the 6.12 packages.
 # Needs root, rpm, rpmbuild, apt-get, dpkg-deb, qemu-system-x86_64, a static
 # busybox, network on the first run.
 # Prints "ok - ..."/"not ok - ..." and "N passed, N failed".
@@ -36,6 +40,14 @@ REPO=$PWD
 B=${B:-build}
 PLUGDIR=${TG_PLUGDIR:-$REPO/$B}
 TG=$REPO/$B/taintguard
+# the old kernel: an installed 6.1 (the kmods below are written against its
+# ABI), whatever target kernel the other suites were given
+if [ -n "${TG_KUPDATE_OLD:-}" ]; then
+	TG_KERNEL=$TG_KUPDATE_OLD TG_KERNEL_WHY="TG_KUPDATE_OLD set"
+else
+	unset TG_KERNEL TG_KVER TG_KERNEL_WHY
+fi
+TG_KERNEL_NEED='6.1.0-*-amd64'
 . tests/lib/kernel.sh
 K1=$TG_KERNEL
 SPEC=$REPO/tests/rpm/specs/tgtest.spec
@@ -60,6 +72,8 @@ for x in rpm rpmbuild apt-get dpkg-deb gzip make cc; do
 	command -v $x >/dev/null || bail "missing tool $x"
 done
 [ -f "$PLUGDIR/taintguard.so" ] && [ -x "$TG" ] || bail "not built (make)"
+[ -n "$K1" ] || bail "no Debian 12 6.1 kernel installed with its headers (linux-image-6.1.0-N-amd64, linux-headers-6.1.0-N-amd64)"
+case $K1 in 6.1.*) ;; *) bail "the old kernel must be a 6.1 (TG_KUPDATE_OLD=$K1)" ;; esac
 KB=/lib/modules/$K1/build
 [ -f "$KB/Module.symvers" ] || bail "no $KB/Module.symvers (linux-headers-$K1)"
 [ -f "/boot/vmlinuz-$K1" ] && [ -f "/boot/config-$K1" ] || bail "no /boot/vmlinuz-$K1"
@@ -70,7 +84,8 @@ KB=/lib/modules/$K1/build
 read -r X K2 _ < <(tests/kernel/target.sh 6.12) || bail "cannot fetch Debian's 6.12 (tests/kernel/target.sh 6.12)"
 H2=$X/usr/src/linux-headers-$K2
 [ -f "$H2/Module.symvers" ] || bail "no Module.symvers in $H2"
-echo "# kernels: $K1 (host) -> $K2 (bookworm-backports, unpacked in $X)"
+[ "$K1" != "$K2" ] || bail "old and new kernel are both $K1"
+echo "# kernels: $K1 (installed, old) -> $K2 (bookworm-backports, unpacked in $X)"
 
 W=$(mktemp -d /tmp/tg-kupdate.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -289,9 +304,21 @@ t "hook: kupcrc in updates/vendor/ will be refused (struct module size)" \
 	eval 'has "kernel $K2: module kupcrc (.*updates/vendor/kupcrc.ko, not from DKMS): the kernel would refuse it: .gnu.linkonce.this_module is 896 bytes"'
 t "hook: nothing for kupfine, one count line, the modules left in place" \
 	eval '! has kupfine && has "2 module(s) not from DKMS will not load cleanly" && [ -f "$D/lib/modules/$K2/updates/vendor/kupcrc.ko" ]'
-t "hook: its name sorts before zz-update-grub (run-parts order)" \
-	eval '[ "$(printf "%s\n" zz-update-grub dkms-taintguard | LC_ALL=C sort | head -n 1)" = dkms-taintguard ]'
-t "hooks/install.sh installs the hook as dkms-taintguard" grep -q 'postinst.d/dkms-taintguard' hooks/install.sh
+# The hook as hooks/install.sh lays it down, among the hooks a Debian kernel
+# upgrade runs: run-parts must run it, and before zz-update-grub makes the
+# new kernel the default (a name it skips or sorts later fails here).
+I=$W/inst
+mkdir -p "$I/etc/kernel/postinst.d"
+for h in dkms initramfs-tools zz-update-grub; do
+	printf '#!/bin/sh\n' >"$I/etc/kernel/postinst.d/$h"
+	chmod 755 "$I/etc/kernel/postinst.d/$h"
+done
+B=$B DKMS=/bin/false sh hooks/install.sh "$I" >"$W/install.log" 2>&1 || { cat "$W/install.log"; bail "hooks/install.sh $I"; }
+OUT=$(run-parts --test "$I/etc/kernel/postinst.d" 2>&1)
+KH=$(grep -l taintguard-dkms-kernel-hook "$I"/etc/kernel/postinst.d/* 2>/dev/null | head -n 1)
+t "hook: hooks/install.sh's kernel hook ($(basename "${KH:-none}")) is run by run-parts before zz-update-grub" \
+	eval '[ -n "$KH" ] && grep -qx "$KH" <<<"$OUT" && [ "$(grep -n -x -e "$KH" -e "$I/etc/kernel/postinst.d/zz-update-grub" <<<"$OUT" | head -n 1 | cut -d: -f2)" = "$KH" ]'
+t "hooks/install.sh installs the hook as dkms-taintguard" [ "$KH" = "$I/etc/kernel/postinst.d/dkms-taintguard" ]
 
 # --- 5. the real 6.12 under QEMU (TCG) confirms the predictions ----------------
 # Every kmod build is loaded with insmod by 6.12 booted from the unpacked

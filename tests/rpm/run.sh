@@ -375,7 +375,12 @@ check "mixed: %pre of lve not run, of the others run" \
 	bash -c "! grep -q 'pre tg-lve' '$R/var/tmp/tgtest-scriptlets.log' && grep -q 'post tg-prop' '$R/var/tmp/tgtest-scriptlets.log'"
 check "mixed: prop marked with a warning naming the P taint" \
 	grep -qE "warning: taintguard: marked tg-prop-1.0-1.noarch: module propplain: taints [A-Z]*P[A-Z]*: license '[^']*' is not GPL-compatible for the kernel$" <<<"$OUT"
-check "mixed: gplok not mentioned" ! has "gplok.ko: module"
+# The plugin names a package it speaks of ("taintguard: marked tg-prop-...:
+# module propplain: ..."): what it said of gplok is its lines naming tg-gplok
+# or module gplok.  The same filter must find prop's line, else it proves nothing.
+said_of() { grep 'taintguard:' <<<"$OUT" | grep -E -- "$1-[0-9]|module $2[ :]"; }
+check "mixed: the plugin's lines name prop (tg-prop, module propplain)" said_of tg-prop propplain
+check "mixed: gplok not mentioned (no taintguard line names tg-gplok or module gplok)" ! said_of tg-gplok gplok
 REC=$(record tg-prop-1.0-1.noarch)
 check "mark: record written" test -f "$REC"
 check "mark: record is JSON with package, action, kernel, module (docs/records.md)" python3 -c "
