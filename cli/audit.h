@@ -107,6 +107,7 @@ struct audit {
 	struct cli_opts o;
 	const char *dbpath;
 	bool installed, excludes;
+	bool all;		/* --all (or -v): the text lists every module, not only the problems */
 	bool jsonl;		/* --format jsonl */
 	const char *ca_cert;	/* --ca-cert */
 	const char *cache_dir;	/* --cache, NULL: the default */
@@ -130,6 +131,7 @@ struct audit {
 	bool progress;		/* the progress bar (stderr, terminal only) */
 	struct audit_krow *krows;	/* --installed: the kernel table */
 	size_t n_krows;
+	struct pkg_owners owners;	/* --installed: dpkg's and DKMS's module files */
 };
 
 /* ----------------------------------------------------- audit_model.c */

@@ -132,4 +132,5 @@ void audit_free(struct audit *a)
 	a->n_pkgs = 0;
 	pkg_kernelset_free(a->ks);
 	a->ks = NULL;
+	pkg_owners_free(&a->owners);
 }
