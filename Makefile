@@ -186,8 +186,9 @@ $(B)/libtgguard.a: $(GUARD_OBJ)
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.  taintguard itself
 # needs no librpm (check on a DKMS-only host); taintguard-audit does.
-$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
+# pkg/owners.o (dpkg's database, DKMS's tree) needs no librpm: status names owners with it.
+$(B)/taintguard: $(CLI_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
 $(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)

@@ -102,6 +102,8 @@ void status_checks_free(struct status_check *c, size_t n);
 
 /* cmd_status.c: one mark record as status prints it; @verbose: all reasons (explain). */
 void status_print_record(const struct tg_record *rec, const char *state, bool verbose);
+/* cmd_status.c: *@owner becomes the dpkg package(s) listing ROOT@path, when dpkg's database names any. */
+void status_dpkg_owner(const char *root, const char *path, char **owner);
 /* taintguard.c: run taintguard-audit with @argv (argv[0] replaced); returns only on failure. */
 int cmd_audit_exec(int argc, char **argv);
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "owners.h"
 
 #define MARKS_DIR "/var/lib/taintguard/marks"
 /*
@@ -60,7 +61,8 @@ static void status_usage(FILE *out)
 	      "  policy   the policy in use loads, is ours, and is the accepted one\n"
 	      "  records  the mark records in ROOT" MARKS_DIR "/: a record whose\n"
 	      "           package is gone (rpm --root ROOT -q; ROOT/var/lib/dkms) is stale\n"
-	      "Each finding names the file and the package owning it (rpm -qf).\n\n"
+	      "Each finding names the file and the package owning it (rpm -qf, else dpkg's\n"
+	      "database as dpkg-query -S reads it).\n\n"
 	      "Options:\n"
 	      "  -r, --root DIR     the system below DIR instead of /\n"
 	      "      --dbpath DIR   rpm database inside the root (default: rpm's %_dbpath)\n"
@@ -277,6 +279,19 @@ static bool dkms_present(const char *root, const char *package, const char *kern
 	    (int)sizeof(path))
 		return false;
 	return stat(path, &st) == 0;
+}
+
+/* A Debian host: the owner rpm did not know, named as dpkg-query -S names it. */
+void status_dpkg_owner(const char *root, const char *path, char **owner)
+{
+	char *d = pkg_dpkg_owner(root && *root ? root : "/", path);
+
+	if (d && *d) {
+		free(*owner);
+		*owner = d;
+		return;
+	}
+	free(d);
 }
 
 /* ------------------------------------------------------------ output */

@@ -16,7 +16,7 @@
  *           install) or, never accepted, unchanged since our package
  *           installed it (rpm -V)
  *
- * Each finding names the file and the package owning it (rpm -qf).  No
+ * Each finding names the file and the package owning it (rpm -qf, else dpkg's database).  No
  * librpm: the rpm command is run as for the mark records (cmd_status.c).
  * The files are parsed, never run (guard/).
  */
@@ -989,9 +989,12 @@ int status_guard(const char *root, const char *dbpath, unsigned which, struct st
 		check_policy(&g, &out[(*n)++]);
 	}
 	/* the package owning each file named */
-	for (size_t i = 0; i < *n; i++)
+	for (size_t i = 0; i < *n; i++) {
 		if (out[i].file && !out[i].owner)
 			out[i].owner = owner_of(&g, out[i].file);
+		if (out[i].file && (!out[i].owner || !*out[i].owner))
+			status_dpkg_owner(g.root, out[i].file, &out[i].owner);
+	}
 	status_checks_free(&plugin, 1);
 	status_checks_free(&mode, 1);
 	gctx_free(&g);
