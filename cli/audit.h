@@ -73,6 +73,7 @@ struct audit_pkg {
 	bool reported;		/* --format jsonl: its line was written early */
 	char *name, *nevra, *license;
 	bool unowned;		/* pseudo package: modules no package owns */
+	bool not_rpm;		/* a dpkg package or a DKMS module/version: no license tag, no signature */
 	bool installed;
 	enum pkg_sig sig;
 	char *sig_info;		/* "RSA/SHA256, <date>, Key ID ..." */

@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rpm/rpmts.h>
@@ -221,6 +223,7 @@ static int add_owned(struct audit *a, struct pkg_fileset *seen)
 		p->has_modules = true;
 		/* dpkg keeps no signature of an installed package; DKMS built it here */
 		p->sig = PKG_SIG_UNKNOWN;
+		p->not_rpm = true;
 		for (size_t j = 0; j < ow->files.n; j++)
 			if (!audit_pkg_add_module(p, ow->files.v[j]))
 				return -ENOMEM;
@@ -273,7 +276,31 @@ static int add_unowned(struct audit *a, struct pkg_fileset *seen)
 struct inst_job {
 	struct audit_module **mods;
 	const struct audit *a;
+	size_t n;
+	/* the progress line (a terminal, not --quiet): the default report is short, the run is not */
+	pthread_mutex_t mu;
+	size_t done;
+	struct timespec last;
 };
+
+static void inst_progress(struct inst_job *j, bool final)
+{
+	struct timespec now;
+
+	if (!j->a->progress)
+		return;
+	pthread_mutex_lock(&j->mu);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (final) {
+		fputs("\r\033[K", stderr);
+	} else if (++j->done == j->n || (now.tv_sec - j->last.tv_sec) * 1000000000L +
+		   (now.tv_nsec - j->last.tv_nsec) >= 100000000L) {
+		j->last = now;
+		fprintf(stderr, "\r\033[Kaudit: %zu/%zu installed modules read", j->done, j->n);
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&j->mu);
+}
 
 /*
  * A hidden candidate (its package's header classes it as an ELF relocatable
@@ -293,15 +320,12 @@ static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
 }
 
 /* Read one installed module from disk, links resolved inside the root. */
-static void open_installed(size_t i, unsigned worker, void *data)
+static void read_installed(struct inst_job *j, struct audit_module *am)
 {
-	struct inst_job *j = data;
-	struct audit_module *am = j->mods[i];
 	struct tg_error err = { 0 };
 	char *disk = root_path(j->a, am->path), tgt[PATH_MAX];
 	ssize_t n;
 
-	(void)worker;
 	if (disk && (n = readlink(disk, tgt, sizeof(tgt) - 1)) >= 0) {
 		tgt[n] = 0;
 		am->link_target = strdup(tgt);	/* a weak-updates link: reported as such */
@@ -324,6 +348,15 @@ static void open_installed(size_t i, unsigned worker, void *data)
 		am->m = NULL;
 		am->error = strdup(err.msg[0] ? err.msg : "cannot read module");
 	}
+}
+
+static void open_installed(size_t i, unsigned worker, void *data)
+{
+	struct inst_job *j = data;
+
+	(void)worker;
+	read_installed(j, j->mods[i]);
+	inst_progress(j, false);
 }
 
 /* Hidden candidates that were no modules go; a package left without any is not listed. */
@@ -376,7 +409,15 @@ int audit_scan_installed(struct audit *a)
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++)
 			all[n_all++] = a->pkgs[i]->mods[j];
-	r = tg_parallel(n_all, a->o.jobs, open_installed, &(struct inst_job){ all, a });
+	{
+		struct inst_job j = { .mods = all, .a = a, .n = n_all };
+
+		pthread_mutex_init(&j.mu, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &j.last);
+		r = tg_parallel(n_all, a->o.jobs, open_installed, &j);
+		inst_progress(&j, true);
+		pthread_mutex_destroy(&j.mu);
+	}
 	free(all);
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		drop_not_modules(a->pkgs[i]);

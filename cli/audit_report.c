@@ -168,7 +168,7 @@ int report_text(const struct audit *a, FILE *out)
 			fprintf(out, "  file: %s\n", p->file);
 		if (p->url)
 			fprintf(out, "  url: %s\n", p->url);
-		if (!p->unowned) {
+		if (!p->unowned && !p->not_rpm) {
 			fputs("  license tag: ", out);
 			fputs(p->license ? p->license : "(none)", out);
 			fprintf(out, "; signature: %s", pkg_sig_name(p->sig));
@@ -217,10 +217,13 @@ int report_text(const struct audit *a, FILE *out)
 				fprintf(out, "  link to %s\n", p->mods[j]->link_target);
 		}
 	}
-	if (hidden_mods || hidden_pkgs)
-		fprintf(out, "\n%zu allowed module%s not listed (%zu package%s with nothing else); "
-			"--all lists every module\n", hidden_mods, hidden_mods == 1 ? "" : "s",
-			hidden_pkgs, hidden_pkgs == 1 ? "" : "s");
+	if (hidden_mods || hidden_pkgs) {
+		fprintf(out, "\n%zu allowed module%s not listed", hidden_mods, hidden_mods == 1 ? "" : "s");
+		if (hidden_pkgs)
+			fprintf(out, " (%zu package%s with nothing else)", hidden_pkgs,
+				hidden_pkgs == 1 ? "" : "s");
+		fputs("; --all lists every module\n", out);
+	}
 	return ferror(out) ? -1 : 0;
 }
 
