@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 #include "pkg.h"
@@ -149,6 +150,8 @@ void audit_pkg_error(struct audit_pkg *p, const char *fmt, ...) __attribute__((f
 void audit_kernel_file(struct audit *a, struct audit_pkg *p, const char *path,
 		       const struct pkg_class *c, void *data, size_t len);
 void audit_free(struct audit *a);
+/* A progress line is due: 100 ms since the last one (then @last becomes @now). */
+bool audit_progress_due(struct timespec *last, const struct timespec *now);
 
 /* ----------------------------------------------------- audit_input.c */
 /* A .rpm file, a directory of them (recursive), a repository or a URL. */

@@ -291,11 +291,10 @@ static void inst_progress(struct inst_job *j, bool final)
 		return;
 	pthread_mutex_lock(&j->mu);
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	j->done += !final;
 	if (final) {
 		fputs("\r\033[K", stderr);
-	} else if (++j->done == j->n || (now.tv_sec - j->last.tv_sec) * 1000000000L +
-		   (now.tv_nsec - j->last.tv_nsec) >= 100000000L) {
-		j->last = now;
+	} else if (audit_progress_due(&j->last, &now)) {
 		fprintf(stderr, "\r\033[Kaudit: %zu/%zu installed modules read", j->done, j->n);
 	}
 	fflush(stderr);

@@ -134,3 +134,11 @@ void audit_free(struct audit *a)
 	a->ks = NULL;
 	pkg_owners_free(&a->owners);
 }
+
+bool audit_progress_due(struct timespec *last, const struct timespec *now)
+{
+	if ((now->tv_sec - last->tv_sec) * 1000000000L + (now->tv_nsec - last->tv_nsec) < 100000000L)
+		return false;
+	*last = *now;
+	return true;
+}
