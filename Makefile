@@ -138,24 +138,24 @@ $(B)/guard/%.o: guard/%.c guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALLCFLAGS) -c -o $@ $<
 
-$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
+$(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h pkg/owners.h guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
 
 $(B)/pkg/cache.o: $(READER_STAMP)
 $(B)/pkg/cache.o: CPPFLAGS += -DTG_READER_ID='"$(READER_ID)"'
 
-$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard cli/*.h util/*.h) $(PATHS_STAMP)
+$(B)/cli/%.o: cli/%.c lib/taintguard.h pkg/pkg.h pkg/owners.h guard/guard.h $(wildcard cli/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -c -o $@ $<
 
-$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h guard/guard.h $(wildcard rpm-plugin/*.h util/*.h) $(PATHS_STAMP)
+$(B)/rpm-plugin/%.o: rpm-plugin/%.c lib/taintguard.h pkg/pkg.h pkg/owners.h guard/guard.h $(wildcard rpm-plugin/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Irpm-plugin -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) -DTG_RPM_VERSION='"$(RPM_VERSION)"' -DTG_RPM_VERSION_NUM=$(RPM_VERSION_NUM) -c -o $@ $<
 
-$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h $(wildcard hooks/*.h util/*.h) $(PATHS_STAMP)
+$(B)/hooks/%.o: hooks/%.c lib/taintguard.h guard/guard.h pkg/owners.h $(wildcard hooks/*.h util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ihooks -Iguard $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ihooks -Iguard -Ipkg $(ALLCFLAGS) -c -o $@ $<
 
 $(B)/libtgutil.a: $(UTIL_OBJ)
 	@rm -f $@
@@ -186,8 +186,9 @@ $(B)/libtgguard.a: $(GUARD_OBJ)
 # Front ends link the static library: the rpm plugin must not depend on an
 # installed libtaintguard.so being found inside a chroot.  taintguard itself
 # needs no librpm (check on a DKMS-only host); taintguard-audit does.
-$(B)/taintguard: $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
+# pkg/owners.o (dpkg's database, DKMS's tree) needs no librpm: status names owners with it.
+$(B)/taintguard: $(CLI_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
 $(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS) $(REPO_LIBS)
@@ -195,8 +196,9 @@ $(B)/taintguard-audit: $(AUDIT_OBJ) $(B)/libtgpkg-repo.a $(B)/libtgpkg.a $(B)/li
 $(B)/taintguard.so: $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PLUGIN_OBJ) $(B)/libtgpkg.a $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS) $(RPM_LIBS)
 
-$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
+# the hook takes pkg/owners.o (no librpm): its walks judge each file once, by device and inode
+$(B)/taintguard-dkms: $(HOOK_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJ) $(B)/pkg/owners.o $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libtgguard.a $(B)/libtaintguard.a $(B)/libtgutil.a
 	@mkdir -p $(dir $@)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 #include "pkg.h"
@@ -73,6 +74,7 @@ struct audit_pkg {
 	bool reported;		/* --format jsonl: its line was written early */
 	char *name, *nevra, *license;
 	bool unowned;		/* pseudo package: modules no package owns */
+	bool not_rpm;		/* a dpkg package or a DKMS module/version: no license tag, no signature */
 	bool installed;
 	enum pkg_sig sig;
 	char *sig_info;		/* "RSA/SHA256, <date>, Key ID ..." */
@@ -107,6 +109,7 @@ struct audit {
 	struct cli_opts o;
 	const char *dbpath;
 	bool installed, excludes;
+	bool all;		/* --all (or -v): the text lists every module, not only the problems */
 	bool jsonl;		/* --format jsonl */
 	const char *ca_cert;	/* --ca-cert */
 	const char *cache_dir;	/* --cache, NULL: the default */
@@ -130,6 +133,7 @@ struct audit {
 	bool progress;		/* the progress bar (stderr, terminal only) */
 	struct audit_krow *krows;	/* --installed: the kernel table */
 	size_t n_krows;
+	struct pkg_owners owners;	/* --installed: dpkg's and DKMS's module files */
 };
 
 /* ----------------------------------------------------- audit_model.c */
@@ -146,6 +150,8 @@ void audit_pkg_error(struct audit_pkg *p, const char *fmt, ...) __attribute__((f
 void audit_kernel_file(struct audit *a, struct audit_pkg *p, const char *path,
 		       const struct pkg_class *c, void *data, size_t len);
 void audit_free(struct audit *a);
+/* A progress line is due: 100 ms since the last one (then @last becomes @now). */
+bool audit_progress_due(struct timespec *last, const struct timespec *now);
 
 /* ----------------------------------------------------- audit_input.c */
 /* A .rpm file, a directory of them (recursive), a repository or a URL. */

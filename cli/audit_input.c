@@ -2,17 +2,21 @@
 /*
  * taintguard audit: what to audit.  A .rpm file, a directory of them
  * (recursive, sorted), a yum/dnf repository, local or remote (audit_repo.c),
- * or the installed system (the rpmdb's packages that own modules, and the
- * module files no package owns: DKMS output, weak-updates links).
+ * or the installed system (the rpmdb's packages that own modules, dpkg's
+ * packages and DKMS's modules/versions that do (pkg/owners.c), and the
+ * module files no package owns: weak-updates links, copies by hand), each
+ * file once.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rpm/rpmts.h>
@@ -112,17 +116,6 @@ static char *root_path(const struct audit *a, const char *path)
 	return strf("%s%s", root, path);
 }
 
-/* /usr/lib/modules and /lib/modules are the same place on merged-/usr systems. */
-static const char *norm_modpath(const char *p)
-{
-	return strncmp(p, "/usr/lib/modules/", 17) ? p : p + 4;
-}
-
-static int cmp_norm(const void *x, const void *y)
-{
-	return strcmp(norm_modpath(*(char *const *)x), norm_modpath(*(char *const *)y));
-}
-
 /* Module files (and links to them) below @rel inside the root; build/ and source/ are not followed. */
 static void walk_modules(const struct audit *a, const char *rel, struct strv *out, int depth)
 {
@@ -178,38 +171,91 @@ static int add_installed(void *ctx, struct pkg_installed *ip)
 	return 0;
 }
 
-/* Modules below (usr/)lib/modules that no installed package owns. */
-static int add_unowned(struct audit *a)
+/*
+ * The identity of an installed module file: its device and inode, and the
+ * kernel it is judged for (the R of its path).  Two paths to one file for
+ * one kernel (/lib -> usr/lib, a link, a hard link) are one module; a
+ * weak-updates link into another kernel's extra/ is judged for its own
+ * kernel and stays an entry of its own.  -ENOENT: nothing there.
+ */
+static int file_key(const struct audit *a, const char *path, struct stat *st, char *rel, size_t len)
 {
-	struct strv found = { 0 }, owned = { 0 };
-	struct audit_pkg *unowned = NULL;
-	struct stat st1, st2;
-	char *d1, *d2;
+	if (!pkg_module_path_release(path, rel, len))
+		*rel = '\0';
+	return pkg_root_stat(a->o.root, path, st);
+}
+
+/* Drop the modules of @p whose file is already in @seen; add the others. */
+static int once(struct audit *a, struct audit_pkg *p, struct pkg_fileset *seen)
+{
+	size_t w = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < a->n_pkgs; i++)
-		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++)
-			if (strv_push(&owned, a->pkgs[i]->mods[j]->path) < 0)
-				r = -ENOMEM;
-	if (owned.n)
-		qsort(owned.v, owned.n, sizeof(char *), cmp_norm);
-	walk_modules(a, "/lib/modules", &found, 0);
-	d1 = root_path(a, "/lib/modules");
-	d2 = root_path(a, "/usr/lib/modules");
-	if (d1 && d2 && stat(d2, &st2) == 0 &&
-	    (stat(d1, &st1) < 0 || st1.st_ino != st2.st_ino || st1.st_dev != st2.st_dev))
-		walk_modules(a, "/usr/lib/modules", &found, 0);
-	free(d1);
-	free(d2);
+	for (size_t i = 0; i < p->n_mods; i++) {
+		char rel[256];
+		struct stat st;
+		int added = 1;
+
+		if (r == 0 && file_key(a, p->mods[i]->path, &st, rel, sizeof(rel)) == 0)
+			added = pkg_fileset_add(seen, &st, *rel ? rel : NULL, 0);
+		if (added < 0)
+			r = added;
+		if (added == 0) {
+			audit_module_free(p->mods[i]);
+			continue;
+		}
+		p->mods[w++] = p->mods[i];
+	}
+	p->n_mods = w;
+	return r;
+}
+
+/* The dpkg packages and DKMS modules/versions owning modules, as packages of the audit. */
+static int add_owned(struct audit *a, struct pkg_fileset *seen)
+{
+	for (size_t i = 0; i < a->owners.n; i++) {
+		const struct pkg_owned *ow = &a->owners.v[i];
+		struct audit_pkg *p = audit_pkg_new(a);
+
+		if (!p || !(p->name = strdup(ow->name)) || !(p->nevra = strdup(ow->label)))
+			return -ENOMEM;
+		p->installed = true;
+		p->has_modules = true;
+		/* dpkg keeps no signature of an installed package; DKMS built it here */
+		p->sig = PKG_SIG_UNKNOWN;
+		p->not_rpm = true;
+		for (size_t j = 0; j < ow->files.n; j++)
+			if (!audit_pkg_add_module(p, ow->files.v[j]))
+				return -ENOMEM;
+		if (once(a, p, seen) < 0)
+			return -ENOMEM;
+		if (!p->n_mods)
+			p->has_modules = false;
+	}
+	return 0;
+}
+
+/* Modules below (usr/)lib/modules that no installed package owns. */
+static int add_unowned(struct audit *a, struct pkg_fileset *seen)
+{
+	struct strv found = { 0 };
+	struct audit_pkg *unowned = NULL;
+	const char *tops[2];
+	size_t nt = pkg_module_tops_distinct(a->o.root, tops);
+	int r = 0;
+
+	for (size_t t = 0; t < nt; t++)
+		walk_modules(a, tops[t], &found, 0);
 	for (size_t i = 0; i < found.n && r == 0; i++) {
 		const char *key = found.v[i];
-		char *disk = root_path(a, key);
-		bool is_link = disk && lstat(disk, &st1) == 0 && S_ISLNK(st1.st_mode);
+		char rel[256];
+		struct stat st;
 
-		free(disk);
-		/* A weak-updates link is never the owned file itself: always reported. */
-		if (!is_link && owned.n && bsearch(&key, owned.v, owned.n, sizeof(char *), cmp_norm))
+		/* owned, or met already by another path for the same kernel */
+		if (file_key(a, key, &st, rel, sizeof(rel)) == 0 &&
+		    (r = pkg_fileset_add(seen, &st, *rel ? rel : NULL, 0)) <= 0)
 			continue;
+		r = 0;
 		if (!unowned) {
 			unowned = audit_pkg_new(a);
 			if (!unowned) {
@@ -223,7 +269,6 @@ static int add_unowned(struct audit *a)
 		if (!audit_pkg_add_module(unowned, key))
 			r = -ENOMEM;
 	}
-	strv_free(&owned);
 	strv_free(&found);
 	return r;
 }
@@ -231,7 +276,30 @@ static int add_unowned(struct audit *a)
 struct inst_job {
 	struct audit_module **mods;
 	const struct audit *a;
+	size_t n;
+	/* the progress line (a terminal, not --quiet): the default report is short, the run is not */
+	pthread_mutex_t mu;
+	size_t done;
+	struct timespec last;
 };
+
+static void inst_progress(struct inst_job *j, bool final)
+{
+	struct timespec now;
+
+	if (!j->a->progress)
+		return;
+	pthread_mutex_lock(&j->mu);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	j->done += !final;
+	if (final) {
+		fputs("\r\033[K", stderr);
+	} else if (audit_progress_due(&j->last, &now)) {
+		fprintf(stderr, "\r\033[Kaudit: %zu/%zu installed modules read", j->done, j->n);
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&j->mu);
+}
 
 /*
  * A hidden candidate (its package's header classes it as an ELF relocatable
@@ -251,15 +319,12 @@ static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
 }
 
 /* Read one installed module from disk, links resolved inside the root. */
-static void open_installed(size_t i, unsigned worker, void *data)
+static void read_installed(struct inst_job *j, struct audit_module *am)
 {
-	struct inst_job *j = data;
-	struct audit_module *am = j->mods[i];
 	struct tg_error err = { 0 };
 	char *disk = root_path(j->a, am->path), tgt[PATH_MAX];
 	ssize_t n;
 
-	(void)worker;
 	if (disk && (n = readlink(disk, tgt, sizeof(tgt) - 1)) >= 0) {
 		tgt[n] = 0;
 		am->link_target = strdup(tgt);	/* a weak-updates link: reported as such */
@@ -270,7 +335,11 @@ static void open_installed(size_t i, unsigned worker, void *data)
 		am->error = strdup("cannot resolve the path inside the root (link loop?)");
 		return;
 	}
-	if (!tg_module_file_name(am->path) && !pkg_in_module_dir(am->path)) {
+	/*
+	 * Outside the module directories the content decides, as for a payload:
+	 * a text file named .ko (vim's tutor.ko, in dpkg's lists) is no module.
+	 */
+	if (!pkg_in_module_dir(am->path)) {
 		open_hidden(am, &j->a->o.limits);
 		return;
 	}
@@ -278,6 +347,15 @@ static void open_installed(size_t i, unsigned worker, void *data)
 		am->m = NULL;
 		am->error = strdup(err.msg[0] ? err.msg : "cannot read module");
 	}
+}
+
+static void open_installed(size_t i, unsigned worker, void *data)
+{
+	struct inst_job *j = data;
+
+	(void)worker;
+	read_installed(j, j->mods[i]);
+	inst_progress(j, false);
 }
 
 /* Hidden candidates that were no modules go; a package left without any is not listed. */
@@ -300,6 +378,7 @@ static void drop_not_modules(struct audit_pkg *p)
 int audit_scan_installed(struct audit *a)
 {
 	rpmts ts = pkg_ts_new(a->o.root);
+	struct pkg_fileset seen = { 0 };
 	struct audit_module **all;
 	size_t n_all = 0;
 	int r;
@@ -308,8 +387,16 @@ int audit_scan_installed(struct audit *a)
 		return -ENOMEM;
 	r = pkg_rpmdb_each(ts, add_installed, a, &a->n_skipped);
 	rpmtsFree(ts);
+	/* each file once: the rpmdb's first, then dpkg's and DKMS's, then the unowned */
+	for (size_t i = 0; r == 0 && i < a->n_pkgs; i++)
+		r = once(a, a->pkgs[i], &seen);
 	if (r == 0)
-		r = add_unowned(a);
+		r = pkg_owners_load(a->o.root, &a->owners);
+	if (r == 0)
+		r = add_owned(a, &seen);
+	if (r == 0)
+		r = add_unowned(a, &seen);
+	pkg_fileset_free(&seen);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < a->n_pkgs; i++)
@@ -321,7 +408,15 @@ int audit_scan_installed(struct audit *a)
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++)
 			all[n_all++] = a->pkgs[i]->mods[j];
-	r = tg_parallel(n_all, a->o.jobs, open_installed, &(struct inst_job){ all, a });
+	{
+		struct inst_job j = { .mods = all, .a = a, .n = n_all };
+
+		pthread_mutex_init(&j.mu, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &j.last);
+		r = tg_parallel(n_all, a->o.jobs, open_installed, &j);
+		inst_progress(&j, true);
+		pthread_mutex_destroy(&j.mu);
+	}
 	free(all);
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		drop_not_modules(a->pkgs[i]);

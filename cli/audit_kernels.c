@@ -6,7 +6,10 @@
  * (pkg_kupdate_modules(): its extra/, updates/, weak-updates/ and what
  * weak-modules would link there) judged as one set against it, so that
  * "what breaks if I boot 6.12?" has an answer before the reboot
- * (docs/kernel-update.md).
+ * (docs/kernel-update.md).  Each file is judged once (pkg/kupdate.c compares
+ * device and inode); a module no rpm package owns is named by its dpkg
+ * package or as DKMS's NAME/VERSION (dkms) (pkg/owners.c).  The text table
+ * lists what is not plainly allowed and counts the rest (--all: every row).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,10 +51,14 @@ static int find_kernels(struct audit *a)
 {
 	int r = 0;
 
+	const char *tops[2];
+	size_t nt;
+
 	if (a->o.kernel)
 		return add_release(a, a->o.kernel);
-	for (size_t t = 0; t < 2 && r == 0; t++) {
-		char *dir = tg_root_resolve(a->o.root, pkg_module_tops[t]);
+	nt = pkg_module_tops_distinct(a->o.root, tops);
+	for (size_t t = 0; t < nt && r == 0; t++) {
+		char *dir = tg_root_resolve(a->o.root, tops[t]);
 		DIR *d = dir ? opendir(dir) : NULL;
 		struct dirent *e;
 
@@ -87,6 +94,13 @@ static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit
 				&row->km, &row->n);
 	if (r < 0 || !row->n)
 		return r;
+	for (size_t i = 0; i < row->n; i++) {
+		const struct pkg_owned *ow = row->km[i].owner ? NULL :
+			pkg_owners_find(&a->owners, a->o.root, row->km[i].file);
+
+		if (ow && !(row->km[i].owner = strdup(ow->name)))
+			return -ENOMEM;
+	}
 	items = calloc(row->n, sizeof(*items));
 	if (!items || !(row->v = calloc(row->n, sizeof(*row->v)))) {
 		free(items);
@@ -178,23 +192,37 @@ bool audit_kbad(const struct audit_krow *row, size_t j)
 
 /* -------------------------------------------------------------- output */
 
+/* A cell that needs no word: loads, allowed, nothing to say (the default text leaves it out). */
+static bool fine(const struct audit_krow *row, size_t j)
+{
+	return !audit_kbad(row, j) && row->v[j].action == TG_ACTION_ALLOW && !audit_kreason(row, j);
+}
+
 int report_kernels_text(const struct audit *a, FILE *out)
 {
 	fprintf(out, "\nInstalled kernels and the out-of-tree modules each would load:\n");
 	for (size_t i = 0; i < a->n_krows; i++) {
 		const struct audit_krow *row = &a->krows[i];
+		size_t n_fine = 0;
 
 		fprintf(out, "kernel %s: %zu module%s\n", row->release, row->n, row->n == 1 ? "" : "s");
 		for (size_t j = 0; j < row->n; j++) {
 			char buf[64];
 			const char *why = audit_kreason(row, j);
 
+			if (!a->all && fine(row, j)) {
+				n_fine++;
+				continue;
+			}
 			fprintf(out, "  %-20s %-24s %-14s %s%s%s\n",
 				row->v[j].module ? row->v[j].module : "?",
 				row->km[j].owner ? row->km[j].owner : "(no package)",
 				audit_kcell(row, j, buf, sizeof(buf)), row->km[j].path,
 				why ? ": " : "", why ? why : "");
 		}
+		if (n_fine)
+			fprintf(out, "  (%zu more load%s cleanly, allowed: not listed; --all lists them)\n",
+				n_fine, n_fine == 1 ? "s" : "");
 	}
 	return ferror(out) ? -1 : 0;
 }

@@ -132,4 +132,13 @@ void audit_free(struct audit *a)
 	a->n_pkgs = 0;
 	pkg_kernelset_free(a->ks);
 	a->ks = NULL;
+	pkg_owners_free(&a->owners);
+}
+
+bool audit_progress_due(struct timespec *last, const struct timespec *now)
+{
+	if ((now->tv_sec - last->tv_sec) * 1000000000L + (now->tv_nsec - last->tv_nsec) < 100000000L)
+		return false;
+	*last = *now;
+	return true;
 }

@@ -49,12 +49,10 @@ static void progress(struct reader *rd, bool final)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (final) {
 		fputs("\r\033[K", stderr);
-	} else if ((now.tv_sec - rd->last.tv_sec) * 1000000000L +
-		   (now.tv_nsec - rd->last.tv_nsec) >= 100000000L) {
+	} else if (audit_progress_due(&rd->last, &now)) {
 		unsigned width = 30, fill = rd->n ? (unsigned)(rd->done * width / rd->n) : 0;
 		char bar[64];
 
-		rd->last = now;
 		memset(bar, '#', fill);
 		memset(bar + fill, '.', width - fill);
 		bar[width] = 0;

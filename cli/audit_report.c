@@ -125,8 +125,20 @@ static void print_headlines(const struct audit_pkg *p, FILE *out)
 	}
 }
 
+/* Problems first: what the default text lists (--all and -v: everything). */
+static bool module_shown(const struct audit *a, const struct audit_module *m)
+{
+	return a->all || m->v.error || m->v.action != TG_ACTION_ALLOW;
+}
+
+static bool pkg_shown(const struct audit *a, const struct audit_pkg *p)
+{
+	return a->all || p->had_error || p->error || p->action != TG_ACTION_ALLOW;
+}
+
 int report_text(const struct audit *a, FILE *out)
 {
+	size_t hidden_mods = 0, hidden_pkgs = 0;
 	struct counts c;
 
 	for (size_t i = 0; i < a->n_pkgs; i++) {
@@ -135,6 +147,10 @@ int report_text(const struct audit *a, FILE *out)
 
 		if (!audit_pkg_listed(p))
 			continue;
+		if (!pkg_shown(a, p)) {
+			hidden_pkgs++;
+			continue;
+		}
 		fprintf(out, "%s: %s", pkg_label(p), pkg_status(p));
 		if (p->had_error && p->action != TG_ACTION_ALLOW)
 			fprintf(out, " (and %s)", tg_action_name(p->action));
@@ -152,7 +168,7 @@ int report_text(const struct audit *a, FILE *out)
 			fprintf(out, "  file: %s\n", p->file);
 		if (p->url)
 			fprintf(out, "  url: %s\n", p->url);
-		if (!p->unowned) {
+		if (!p->unowned && !p->not_rpm) {
 			fputs("  license tag: ", out);
 			fputs(p->license ? p->license : "(none)", out);
 			fprintf(out, "; signature: %s", pkg_sig_name(p->sig));
@@ -184,15 +200,29 @@ int report_text(const struct audit *a, FILE *out)
 			"there; audit the .rpm files to have every header read\n", a->n_skipped_meta);
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		const struct audit_pkg *p = a->pkgs[i];
+		bool head = false;
 
-		if (!audit_pkg_listed(p) || !p->n_mods)
+		if (!audit_pkg_listed(p))
 			continue;
-		fprintf(out, "\n== %s\n", pkg_label(p));
 		for (size_t j = 0; j < p->n_mods; j++) {
+			if (!module_shown(a, p->mods[j])) {
+				hidden_mods++;
+				continue;
+			}
+			if (!head)
+				fprintf(out, "\n== %s\n", pkg_label(p));
+			head = true;
 			tg_verdict_write_text(&p->mods[j]->v, out, a->o.verbose);
 			if (p->mods[j]->link_target)
 				fprintf(out, "  link to %s\n", p->mods[j]->link_target);
 		}
+	}
+	if (hidden_mods || hidden_pkgs) {
+		fprintf(out, "\n%zu allowed module%s not listed", hidden_mods, hidden_mods == 1 ? "" : "s");
+		if (hidden_pkgs)
+			fprintf(out, " (%zu package%s with nothing else)", hidden_pkgs,
+				hidden_pkgs == 1 ? "" : "s");
+		fputs("; --all lists every module\n", out);
 	}
 	return ferror(out) ? -1 : 0;
 }

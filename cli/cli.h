@@ -102,7 +102,7 @@ void status_checks_free(struct status_check *c, size_t n);
 
 /* cmd_status.c: one mark record as status prints it; @verbose: all reasons (explain). */
 void status_print_record(const struct tg_record *rec, const char *state, bool verbose);
-/* taintguard.c: run taintguard-audit with @argv (argv[0] replaced); returns only on failure. */
+/* cmd_audit_exec.c: run taintguard-audit with @argv (argv[0] replaced); returns only on failure. */
 int cmd_audit_exec(int argc, char **argv);
 
 int cmd_check(int argc, char **argv);

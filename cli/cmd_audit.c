@@ -54,15 +54,18 @@ static void audit_usage(FILE *out)
 	      "  -c, --config FILE        the kernel's .config\n"
 	      "  -r, --root DIR           host files (and with --installed the rpmdb and\n"
 	      "                           /lib/modules) below DIR instead of /\n"
-	      "      --installed          audit the installed system: packages in the rpmdb that\n"
-	      "                           own modules, and modules no package owns (DKMS output,\n"
-	      "                           weak-updates links), reported as unowned; then a\n"
-	      "                           table: each installed kernel (--kernel KVER: that\n"
-	      "                           one) and the out-of-tree modules it would load (its\n"
-	      "                           extra/, updates/, weak-updates/, and what weak-modules\n"
-	      "                           would link), judged against it: allow/mark/deny with\n"
-	      "                           the taint, refused, or missing (weak-modules would not\n"
-	      "                           link it); in JSON \"kernels\", in JUnit a second suite\n"
+	      "      --installed          audit the installed system: packages that own modules\n"
+	      "                           (the rpmdb; dpkg's database; DKMS's modules, named\n"
+	      "                           NAME/VERSION (dkms)), and modules no package owns\n"
+	      "                           (weak-updates links, copies), reported as unowned;\n"
+	      "                           each file once, however many paths reach it (/lib ->\n"
+	      "                           usr/lib); then a table: each installed kernel\n"
+	      "                           (--kernel KVER: that one) and the out-of-tree modules\n"
+	      "                           it would load (its extra/, updates/, weak-updates/,\n"
+	      "                           and what weak-modules would link), judged against it:\n"
+	      "                           allow/mark/deny with the taint, refused, or missing\n"
+	      "                           (weak-modules would not link it); in JSON \"kernels\",\n"
+	      "                           in JUnit a second suite\n"
 	      "      --dbpath DIR         rpm database (keyring for signatures; --installed)\n"
 	      "  -p, --policy FILE        policy (default: " TG_SYSCONFDIR "/policy.yaml, else\n"
 	      "                           " TG_DATADIR "/default.yaml)\n"
@@ -81,8 +84,14 @@ static void audit_usage(FILE *out)
 	      "  -L, --limit NAME=N       set a resource limit (repeatable; names and defaults\n"
 	      "                           in taintguard(1), LIMITS)\n"
 	      "  -q, --quiet              no progress bar\n"
-	      "  -v, --verbose            list every symbol and remedy; show librpm messages\n"
+	      "      --all                text: list every module (default: the summary and the\n"
+	      "                           modules not allowed, by package; the rest counted)\n"
+	      "  -v, --verbose            list every module, symbol and remedy (implies --all);\n"
+	      "                           show librpm messages\n"
 	      "  -h, --help               show this help\n\n"
+	      "The text output shows the problems first: every package and module that is not\n"
+	      "allowed, or could not be read, and the summary; --all lists everything.  JSON,\n"
+	      "JSON lines, JUnit and SARIF always carry every module.\n\n"
 	      "Exit codes: 0 all allowed, 1 something marked and nothing denied,\n"
 	      "2 something denied, 3 usage error or a package/module that could not be read.\n", out);
 }
@@ -277,7 +286,7 @@ static int outcome(const struct audit *a)
 int cmd_audit(int argc, char **argv)
 {
 	enum { OPT_INSTALLED = 256, OPT_DBPATH, OPT_METALINK, OPT_MIRRORLIST, OPT_CACERT, OPT_CACHE,
-	       OPT_NO_CACHE };
+	       OPT_NO_CACHE, OPT_ALL };
 	static const struct option longopts[] = {
 		CLI_COMMON_LONGOPTS,
 		{ "excludes", no_argument, NULL, 'x' },
@@ -289,6 +298,7 @@ int cmd_audit(int argc, char **argv)
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -344,6 +354,9 @@ int cmd_audit(int argc, char **argv)
 		case OPT_INSTALLED:
 			a.installed = true;
 			continue;
+		case OPT_ALL:
+			a.all = true;
+			continue;
 		case OPT_DBPATH:
 			a.dbpath = optarg;
 			continue;
@@ -368,6 +381,7 @@ int cmd_audit(int argc, char **argv)
 		a.cache_dir = NULL;
 	a.no_cache = no_cache;
 	a.progress = !a.o.quiet && isatty(STDERR_FILENO);
+	a.all |= a.o.verbose;
 	/*
 	 * Module images (up to ~20 MB decompressed) come and go thousands of
 	 * times: a fixed mmap threshold returns each one to the system on free

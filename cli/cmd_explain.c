@@ -22,8 +22,9 @@ static void explain_usage(FILE *out)
 	      "dkms printed: every reason of every module, the rule that decided, and what\n"
 	      "could not be checked.\n"
 	      "  PACKAGE  an installed package taintguard marked (or let through in warn\n"
-	      "           mode): its name, NEVRA or DKMS MODULE/VERSION; read from its mark\n"
-	      "           record in ROOT" MARKS_DIR "/ (what was judged at install)\n"
+	      "           mode): its name, NEVRA or DKMS MODULE/VERSION (also as audit names\n"
+	      "           it, \"MODULE/VERSION (dkms)\"); read from its mark record in\n"
+	      "           ROOT" MARKS_DIR "/ (what was judged at install)\n"
 	      "  FILE     a package file (.rpm: judged as taintguard audit -v does) or a\n"
 	      "           module file (judged as taintguard check -v does), judged now\n\n"
 	      "Options:\n"
@@ -56,8 +57,17 @@ static int explain_file(const char *root, const char *path)
 	return cmd_check(5, argv);
 }
 
+/*
+ * By name, NEVRA or MODULE/VERSION; a DKMS record also as audit and status
+ * name it, "MODULE/VERSION (dkms)".
+ */
 static bool matches(const struct tg_record *rec, const char *what)
 {
+	size_t n = strlen(what);
+
+	if (rec->source == TG_RECORD_DKMS && n > 7 && !strcmp(what + n - 7, " (dkms)") && rec->package &&
+	    strlen(rec->package) == n - 7 && !strncmp(rec->package, what, n - 7))
+		return true;
 	return (rec->package && !strcmp(rec->package, what)) || (rec->name && !strcmp(rec->name, what));
 }
 

@@ -16,7 +16,8 @@
  *           install) or, never accepted, unchanged since our package
  *           installed it (rpm -V)
  *
- * Each finding names the file and the package owning it (rpm -qf).  No
+ * Each finding names the file and the package owning it (rpm -qf, else
+ * dpkg's database).  No
  * librpm: the rpm command is run as for the mark records (cmd_status.c).
  * The files are parsed, never run (guard/).  guard_status.h says which
  * file does what; this one runs the checks and writes --accept's record.
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "guard_status.h"
+#include "owners.h"
 #include "strf.h"
 
 void status_checks_free(struct status_check *c, size_t n)
@@ -39,6 +41,19 @@ void status_checks_free(struct status_check *c, size_t n)
 		free(c[i].file);
 		free(c[i].owner);
 	}
+}
+
+/* A Debian host: the owner rpm did not know, named as dpkg-query -S names it. */
+static void dpkg_owner(const char *root, const char *path, char **owner)
+{
+	char *d = pkg_dpkg_owner(root && *root ? root : "/", path);
+
+	if (d && *d) {
+		free(*owner);
+		*owner = d;
+		return;
+	}
+	free(d);
 }
 
 int status_guard(const char *root, const char *dbpath, unsigned which, struct status_check *out,
@@ -77,9 +92,12 @@ int status_guard(const char *root, const char *dbpath, unsigned which, struct st
 		gs_check_policy(&g, &out[(*n)++]);
 	}
 	/* the package owning each file named */
-	for (size_t i = 0; i < *n; i++)
+	for (size_t i = 0; i < *n; i++) {
 		if (out[i].file && !out[i].owner)
 			out[i].owner = gs_owner_of(&g, out[i].file);
+		if (out[i].file && (!out[i].owner || !*out[i].owner))
+			dpkg_owner(g.root, out[i].file, &out[i].owner);
+	}
 	status_checks_free(&plugin, 1);
 	status_checks_free(&mode, 1);
 	gs_ctx_free(&g);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "hook.h"
+#include "owners.h"
 
 bool hk_same_module_file(const char *a, const char *b)
 {
@@ -68,12 +69,45 @@ void hk_installed_context(const char *dir, const struct strv *files, struct strv
 	strv_free(&inst);
 }
 
+/*
+ * Each file once, by device and inode, the first path in name order kept: a
+ * hard link (or a bind mount) is one module to the loader, judged once.
+ */
+static int once(struct strv *out, size_t first)
+{
+	struct pkg_fileset seen = { 0 };
+	size_t w = first;
+	int r = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		struct stat st;
+		int added = 1;
+
+		if (r == 0 && stat(out->v[i], &st) == 0)
+			added = pkg_fileset_add(&seen, &st, NULL, 0);
+		if (added < 0)
+			r = added;
+		if (i < first)
+			continue;
+		if (added == 0) {
+			free(out->v[i]);
+			continue;
+		}
+		out->v[w++] = out->v[i];
+	}
+	out->n = w;
+	pkg_fileset_free(&seen);
+	return r;
+}
+
 int hk_collect_modules(struct strv *out, const char *dir, bool recursive)
 {
 	size_t first = out->n;
 	int r = walk(out, dir, recursive, 0);
 
-	if (r == 0 && out->n > first)
+	if (r == 0 && out->n > first) {
 		qsort(out->v + first, out->n - first, sizeof(char *), cmp_str);
+		r = once(out, first);
+	}
 	return r;
 }

@@ -93,7 +93,11 @@ bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const 
 
 /* Do two module files hold the same module name (lve.ko.xz and lve.ko: yes)? */
 bool hk_same_module_file(const char *a, const char *b);
-/* Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted; missing dir = none. */
+/*
+ * Module files (.ko, .ko.gz, .ko.xz, .ko.zst) below @dir, sorted, each file
+ * once by device and inode (also against those already in @out); missing
+ * dir = none.
+ */
 int hk_collect_modules(struct strv *out, const char *dir, bool recursive);
 /*
  * Modules already installed under @dir (updates/dkms of the kernel) that are

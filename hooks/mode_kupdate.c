@@ -13,36 +13,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook.h"
+#include <sys/stat.h>
 
-/* Not one of the DKMS files of this kernel (same file or dkms's own directory). */
-static bool from_dkms(const char *path, const char *dkms_dir, const struct strv *dkms)
+#include "hook.h"
+#include "owners.h"
+
+/*
+ * Not one of the DKMS files of this kernel: dkms's own directory, or the
+ * same file as one of them, by device and inode (another path to it).
+ */
+static bool from_dkms(const char *path, const char *dkms_dir, const struct pkg_fileset *dkms)
 {
+	struct stat st;
+
 	if (!strncmp(path, dkms_dir, strlen(dkms_dir)))
 		return true;
-	for (size_t i = 0; i < dkms->n; i++)
-		if (!strcmp(path, dkms->v[i]))
-			return true;
-	return false;
+	return stat(path, &st) == 0 && pkg_fileset_find(dkms, &st, NULL, NULL);
 }
 
 int hk_kupdate_others(struct settings *s, const char *k, const struct strv *dkms)
 {
 	static const char *const subs[] = { "extra", "updates" };
 	struct strv files = { 0 };
+	struct pkg_fileset ids = { 0 };
 	struct target *t = NULL;
 	struct judgement j = { 0 };
 	char dir[PATH_MAX], dkms_dir[PATH_MAX];
 	int affected = 0;
 
 	hk_bfmt(dkms_dir, sizeof(dkms_dir), "%s/%s/updates/dkms/", s->install_tree, k);
+	for (size_t i = 0; i < dkms->n; i++) {
+		struct stat st;
+
+		if (stat(dkms->v[i], &st) == 0 && pkg_fileset_add(&ids, &st, NULL, 0) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < 2; i++) {
 		struct strv all = { 0 };
 
 		hk_bfmt(dir, sizeof(dir), "%s/%s/%s", s->install_tree, k, subs[i]);
 		hk_collect_modules(&all, dir, true);
 		for (size_t f = 0; f < all.n; f++)
-			if (!from_dkms(all.v[f], dkms_dir, dkms))
+			if (!from_dkms(all.v[f], dkms_dir, &ids))
 				strv_push(&files, all.v[f]);
 		strv_free(&all);
 	}
@@ -70,6 +82,7 @@ int hk_kupdate_others(struct settings *s, const char *k, const struct strv *dkms
 		hk_msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "
 		    "left in place (the kernel upgrade goes on)", k, affected);
 out:
+	pkg_fileset_free(&ids);
 	hk_judgement_free(&j);
 	free(t);
 	strv_free(&files);

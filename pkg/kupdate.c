@@ -22,7 +22,6 @@
 
 #include "pkg.h"
 
-const char *const pkg_module_tops[2] = { "/lib/modules", "/usr/lib/modules" };
 static const char *const mod_subs[] = { "extra", "updates", "weak-updates" };
 
 /* Depth of directories below extra/ ... walked: a bound, not a limit kmods meet. */
@@ -34,6 +33,7 @@ struct walk {
 	const struct tg_limits *lim;
 	struct pkg_kmod *v;
 	size_t n, cap;
+	struct pkg_fileset seen;	/* R's own files by device and inode: each judged once */
 	int err;
 };
 
@@ -149,21 +149,27 @@ next:
 	free(host);
 }
 
+/*
+ * A file of R's own: once, however many paths reach it (a link in updates/
+ * to a file in extra/, a hard link); a path that does not resolve is an
+ * entry of its own, with its error.
+ */
 static void found_own(struct walk *w, const char *path, const char *rel, void *arg)
 {
+	struct stat st;
+	int r;
+
 	(void)rel, (void)arg;
-	if (!have_file(w, path))
-		add(w, path, path, PKG_KMOD_OWN);
-}
-
-/* Two spellings of one directory (/lib -> usr/lib): walk it once. */
-static bool same_dir(const char *root, const char *a, const char *b)
-{
-	char *ha = tg_root_resolve(root, a), *hb = tg_root_resolve(root, b);
-	bool same = ha && hb && !strcmp(ha, hb);
-
-	free(ha), free(hb);
-	return same;
+	if (have_file(w, path))
+		return;
+	if (pkg_root_stat(w->root, path, &st) == 0) {
+		r = pkg_fileset_add(&w->seen, &st, NULL, 0);
+		if (r < 0)
+			w->err = r;
+		if (r <= 0)
+			return;
+	}
+	add(w, path, path, PKG_KMOD_OWN);
 }
 
 /*
@@ -236,19 +242,20 @@ static void found_weak(struct walk *w, const char *path, const char *rel, void *
 /* Other installed kernels' extra/ modules that weak-modules considers for R. */
 static void weak_candidates(struct walk *w, const char *release, const struct tg_symvers *sv)
 {
-	for (size_t t = 0; t < 2; t++) {
+	const char *tops[2];
+	size_t nt = pkg_module_tops_distinct(w->root, tops);
+
+	for (size_t t = 0; t < nt; t++) {
 		char *host, *rdir;
 		struct dirent **ents = NULL;
 		int n;
 
-		if (t == 1 && same_dir(w->root, pkg_module_tops[0], pkg_module_tops[1]))
-			break;
-		host = tg_root_resolve(w->root, pkg_module_tops[t]);
-		rdir = strf("%s/%s", pkg_module_tops[t], release);
+		host = tg_root_resolve(w->root, tops[t]);
+		rdir = strf("%s/%s", tops[t], release);
 		n = host && rdir ? scandir(host, &ents, NULL, alphasort) : -1;
 		for (int i = 0; i < n; i++) {
 			const char *k = ents[i]->d_name;
-			char *extra = strf("%s/%s/extra", pkg_module_tops[t], k);
+			char *extra = strf("%s/%s/extra", tops[t], k);
 			struct weak_arg a = { rdir, sv };
 
 			if (extra && k[0] != '.' && strcmp(k, release) != 0)
@@ -266,25 +273,29 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 			rpmts ts, const struct tg_limits *lim, struct pkg_kmod **out, size_t *n)
 {
 	struct walk w = { .root = root && *root ? root : "/", .ts = ts, .lim = lim };
+	const char *tops[2];
+	size_t nt;
 
 	*out = NULL;
 	*n = 0;
 	if (!release || !*release || strchr(release, '/'))
 		return -EINVAL;
-	for (size_t t = 0; t < 2; t++) {
-		if (t == 1 && same_dir(w.root, pkg_module_tops[0], pkg_module_tops[1]))
-			break;
+	nt = pkg_module_tops_distinct(w.root, tops);
+	for (size_t t = 0; t < nt && w.err == 0; t++) {
 		for (size_t s = 0; s < 3; s++) {
-			char *d = strf("%s/%s/%s", pkg_module_tops[t], release, mod_subs[s]);
+			char *d = strf("%s/%s/%s", tops[t], release, mod_subs[s]);
 
-			if (!d)
-				return pkg_kmods_free(w.v, w.n), -ENOMEM;
+			if (!d) {
+				w.err = -ENOMEM;
+				break;
+			}
 			walk_dir(&w, d, "", 0, found_own, NULL);
 			free(d);
 		}
 	}
-	if (symvers && pkg_weak_modules_present(w.root))
+	if (w.err == 0 && symvers && pkg_weak_modules_present(w.root))
 		weak_candidates(&w, release, symvers);
+	pkg_fileset_free(&w.seen);
 	if (w.err < 0) {
 		pkg_kmods_free(w.v, w.n);
 		return w.err;

@@ -15,6 +15,7 @@
  *   kernelset.c  the kernel files a set of packages carries, kernels built from them
  *   kupdate.c    a kernel update: the out-of-tree modules loadable under a new kernel
  *   rpmdb.c      installed packages and their module files
+ *   owners.c     file identities, dpkg's database, DKMS's tree (no librpm: owners.h)
  *   repo.c       yum/dnf repository metadata (createrepo_c's parsers)
  *   fetch.c      remote repositories: repomd, metalinks, mirrorlists, downloads (librepo)
  *   cache.c      a directory of checked records of what reading found
@@ -34,6 +35,7 @@
 #include <rpm/rpmtypes.h>
 
 #include "taintguard.h"
+#include "owners.h"
 #include "buf.h"
 #include "hex.h"
 #include "strf.h"
@@ -300,7 +302,8 @@ enum pkg_kmod_place {
 struct pkg_kmod {
 	char *path;		/* where R's loader finds it (inside the root) */
 	char *file;		/* the file read (inside the root): another kernel's for weak */
-	char *owner;		/* the rpm package owning file, NULL when none or no rpmdb */
+	char *owner;		/* the rpm package owning file, NULL when none or no rpmdb
+				   (the caller may name a dpkg or DKMS owner: owners.h) */
 	enum pkg_kmod_place place;
 	char *why;		/* PKG_KMOD_WEAK_NOT: the first symbol that fails */
 	struct tg_module *m;	/* NULL: unreadable, see error */
@@ -308,8 +311,6 @@ struct pkg_kmod {
 };
 /* Is RHEL's weak-modules installed in @root? */
 bool pkg_weak_modules_present(const char *root);
-/* Where kernels keep their modules in a root: /lib/modules, /usr/lib/modules. */
-extern const char *const pkg_module_tops[2];
 
 /*
  * The modules above for release @release under @root ("/" or a directory);

@@ -289,12 +289,17 @@ check "--excludes prints the denied NEVRAs for dnf" \
 tg audit "$T/repo/kmod-gplok-1.0-1.noarch.rpm" >"$T/one.txt" 2>&1
 rc=$?
 check "single clean package: text summary, exit 0 or 1 (symvers from the host)" \
-	sh -c "[ $rc -le 1 ] && grep -q '^kmod-gplok-1.0-1.noarch: ' '$T/one.txt'"
+	sh -c "[ $rc -le 1 ] && grep -q '^1 package with kernel modules: ' '$T/one.txt'"
 tg audit --symvers "$SYMVERS" "$T/repo/kmod-gplok-1.0-1.noarch.rpm" "$T/repo/nomods-1.0-1.noarch.rpm" >"$T/one.txt" 2>&1
 rc=$?
 check "package without modules next to a clean one: exit 0" test $rc -eq 0
-check "text output has the package summary and module details" \
-	sh -c "grep -q '^kmod-gplok-1.0-1.noarch: allow, 1 module' '$T/one.txt' && grep -q '^== kmod-gplok' '$T/one.txt' && grep -q '1 package without modules skipped' '$T/one.txt'"
+check "text output: only the summary and the count of what is allowed (problems first)" \
+	sh -c "! grep -q 'kmod-gplok' '$T/one.txt' && grep -q '1 package without modules skipped' '$T/one.txt' &&
+	       grep -q '^1 allowed module not listed (1 package with nothing else); --all lists every module\$' '$T/one.txt' &&
+	       [ \$(grep -c . '$T/one.txt') -eq 2 ]"
+tg audit --all --symvers "$SYMVERS" "$T/repo/kmod-gplok-1.0-1.noarch.rpm" "$T/repo/nomods-1.0-1.noarch.rpm" >"$T/all.txt" 2>&1
+check "text output with --all has the package summary and module details" \
+	sh -c "grep -q '^kmod-gplok-1.0-1.noarch: allow, 1 module' '$T/all.txt' && grep -q '^== kmod-gplok' '$T/all.txt' && grep -q '1 package without modules skipped' '$T/all.txt' && ! grep -q 'not listed' '$T/all.txt'"
 
 # A package cannot vouch for its own modules: its forged Module.symvers (GPL-only
 # ktime_get claimed plain EXPORT_SYMBOL) is not used; the host's table judges it.
@@ -448,6 +453,91 @@ EOF
 else
 	notok "packages installed into a test root"
 	tail -5 "$T/rpmi.log"
+fi
+
+# ------------------------------------------------- --installed on a Debian root
+# Usrmerged (lib -> usr/lib) with two kernels: in-tree-like modules of a .deb
+# installed by the real dpkg (its .list says /lib/modules/...), a DKMS module
+# laid out as dkms lays it (tree copy, kernel-KVER-ARCH link, installed copy in
+# updates/dkms/), and a link in updates/ to a packaged module: every file is
+# listed once, named by its owner; the default text lists only the problems.
+D=$T/debroot
+K2=6.1.0-98-tg
+ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+if command -v dpkg-deb >/dev/null && command -v dpkg >/dev/null; then
+	mkdir -p "$D/usr/lib" "$D/var/lib/dpkg/info" "$D/var/lib/dpkg/updates" "$D/var/lib/dpkg/triggers" \
+		"$D/usr/src/linux-headers-$KVER" "$D/boot"
+	ln -s usr/lib "$D/lib"
+	: >"$D/var/lib/dpkg/status"
+	: >"$D/var/lib/dpkg/available"
+	cp "$SYMVERS" "$D/usr/src/linux-headers-$KVER/Module.symvers"
+	cp "$KBUILD/.config" "$D/boot/config-$KVER"
+	P=$T/deb/linux-image-tg
+	mkdir -p "$P/DEBIAN" "$P/lib/modules/$KVER/kernel/drivers/tg" "$P/lib/modules/$K2/kernel/drivers/tg"
+	cp "$MODS/gplok.ko" "$P/lib/modules/$KVER/kernel/drivers/tg/"
+	cp "$MODS/gplok.ko" "$P/lib/modules/$K2/kernel/drivers/tg/"
+	printf 'Package: linux-image-tg\nVersion: 1.0-1\nArchitecture: %s\nMaintainer: t <t@example.org>\nDescription: taintguard audit test kernel modules\n' \
+		"$ARCH" >"$P/DEBIAN/control"
+	if dpkg-deb --root-owner-group --build "$P" "$T/deb/linux-image-tg.deb" >"$T/deb.log" 2>&1 &&
+	   dpkg --root="$D" --force-all --no-triggers -i "$T/deb/linux-image-tg.deb" >>"$T/deb.log" 2>&1 &&
+	   grep -q "^/lib/modules/$KVER/kernel/drivers/tg/gplok.ko$" "$D/var/lib/dpkg/info/linux-image-tg.list"; then
+		ok "a .deb of in-tree-like modules installed by dpkg into a usrmerged root"
+	else
+		notok "a .deb of in-tree-like modules installed by dpkg into a usrmerged root"
+		tail -5 "$T/deb.log"
+	fi
+	# DKMS's layout for tgwl/1.0 built for KVER (docs/dkms.md)
+	DT=$D/var/lib/dkms/tgwl
+	mkdir -p "$DT/1.0/$KVER/$ARCH/module" "$D/usr/lib/modules/$KVER/updates/dkms" "$D/usr/src/tgwl-1.0"
+	ln -s "/usr/src/tgwl-1.0" "$DT/1.0/source"
+	cp "$MODS/propplain.ko" "$DT/1.0/$KVER/$ARCH/module/"
+	cp "$MODS/propplain.ko" "$D/usr/lib/modules/$KVER/updates/dkms/"
+	ln -s "1.0/$KVER/$ARCH" "$DT/kernel-$KVER-$ARCH"
+	# a second path to the packaged module, in a directory the kernel table walks
+	ln -s ../kernel/drivers/tg/gplok.ko "$D/usr/lib/modules/$KVER/updates/tglink.ko"
+
+	tg audit --installed --root "$D" >"$T/deb.txt" 2>"$T/deb.err"
+	rc=$?
+	# K2 has no export table in the root: its gplok is marked (not fully checked), KVER's is allowed
+	check "Debian root: default text, exit 1, only the problems: the marked modules, not the allowed one (exit $rc)" \
+		bash -c "[ $rc -eq 1 ] && ! grep -q '$KVER/kernel/drivers/tg/gplok' '$T/deb.txt' &&
+			 grep -q '^/lib/modules/$K2/kernel/drivers/tg/gplok.ko: mark' '$T/deb.txt' &&
+			 [ \$(grep -c '^== ' '$T/deb.txt') -eq 2 ] && [ \$(wc -l <'$T/deb.txt') -le 40 ] &&
+			 grep -q '^2 packages with kernel modules: 0 deny, 2 mark, 0 allow, 0 error; 3 modules' '$T/deb.txt'"
+	check "Debian root: the DKMS module named NAME/VERSION (dkms) once, with its taint" \
+		bash -c "grep -q '^== tgwl/1.0 (dkms)\$' '$T/deb.txt' && [ \$(grep -c 'propplain.ko' '$T/deb.txt') -eq 2 ] &&
+			 grep -q '^  propplain *tgwl/1.0 (dkms) *mark POE' '$T/deb.txt'"
+	check "Debian root: what is left out is counted (modules, kernel table)" \
+		bash -c "grep -q '^1 allowed module not listed; --all lists every module\$' '$T/deb.txt' &&
+			 grep -q '^  (1 more loads cleanly, allowed: not listed; --all lists them)\$' '$T/deb.txt'"
+	tg audit --installed --root "$D" --all >"$T/deball.txt" 2>&1
+	check "Debian root: --all lists every module, each once (a module behind /lib and /usr/lib, and a link)" \
+		bash -c "grep -q '^/lib/modules/$KVER/kernel/drivers/tg/gplok.ko: allow' '$T/deball.txt' &&
+			 [ \$(grep -c '^/lib/modules/.*/gplok.ko: ' '$T/deball.txt') -eq 2 ] && ! grep -q '/usr/lib/modules' '$T/deball.txt' &&
+			 grep -q '^== linux-image-tg_1.0-1_$ARCH\$' '$T/deball.txt' &&
+			 grep -q '^  gplok  *linux-image-tg  *allow .*updates/tglink.ko\$' '$T/deball.txt'"
+	tg audit --installed --root "$D" --format json >"$T/deb.json" 2>/dev/null
+	check "Debian root: JSON has every module once, dpkg and DKMS owners, nothing unowned" \
+		python3 - "$T/deb.json" "$K2" <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+K, K2 = os.environ["KVER"], sys.argv[2]
+p = {x["package"]: x for x in d["packages"]}
+assert set(p) == {"linux-image-tg", "tgwl/1.0 (dkms)"}, list(p)
+assert sorted(m["path"] for m in p["linux-image-tg"]["modules"]) == sorted(
+    "/lib/modules/%s/kernel/drivers/tg/gplok.ko" % k for k in (K, K2)), p["linux-image-tg"]["modules"]
+assert [m["path"] for m in p["tgwl/1.0 (dkms)"]["modules"]] == ["/lib/modules/%s/updates/dkms/propplain.ko" % K]
+assert p["tgwl/1.0 (dkms)"]["action"] == "mark" and "P" in p["tgwl/1.0 (dkms)"]["taint"]
+rows = {r["release"]: r["modules"] for r in d["kernels"]}
+assert sorted(rows) == sorted([K, K2]), list(rows)
+own = {m["file"]: m["package"] for m in rows[K]}
+assert own == {"/lib/modules/%s/updates/dkms/propplain.ko" % K: "tgwl/1.0 (dkms)",
+               "/lib/modules/%s/updates/tglink.ko" % K: "linux-image-tg"}, own
+assert rows[K2] == [], rows[K2]
+EOF
+	{ echo "# default audit --installed of the Debian test root:"; sed 's/^/#   /' "$T/deb.txt"; }
+else
+	notok "dpkg and dpkg-deb are installed"
 fi
 
 # ---------------------------------------------------------------- conflicts between packages
