@@ -451,6 +451,40 @@ static int dkms_package(struct pkg_owners *o, const char *root, const char *tree
 	return r;
 }
 
+/*
+ * The kernel-KVER-ARCH links of one module directory: VERSION, KVER, ARCH of each
+ * (a plain name each), three strings per link into @vka.
+ */
+static int installed_for(const char *mdir, struct strv *vka)
+{
+	DIR *d = opendir(mdir);
+	struct dirent *e;
+	int r = 0;
+
+	while (r == 0 && d && (e = readdir(d))) {
+		char *link, target[512], *k, *arch;
+		ssize_t n;
+
+		if (strncmp(e->d_name, "kernel-", 7) || !(link = strf("%s/%s", mdir, e->d_name)))
+			continue;
+		n = readlink(link, target, sizeof(target) - 1);
+		free(link);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!(k = strchr(target, '/')) || !(arch = strchr(k + 1, '/')))
+			continue;
+		*k++ = '\0';
+		*arch++ = '\0';
+		if (plain_name(target) && plain_name(k) && plain_name(arch))
+			r = strv_push(vka, target) < 0 || strv_push(vka, k) < 0 ||
+			    strv_push(vka, arch) < 0 ? -ENOMEM : 0;
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
 /* dkms's own record: <tree>/NAME/kernel-KVER-ARCH -> VERSION/KVER/ARCH while installed. */
 static int dkms_load(struct pkg_owners *o, const char *root)
 {
@@ -460,34 +494,15 @@ static int dkms_load(struct pkg_owners *o, const char *root)
 	int r = tree ? 0 : -ENOMEM;
 
 	while (r >= 0 && d && (e = readdir(d))) {
+		struct strv vka = { 0 };
 		char *mdir;
-		DIR *md;
-		struct dirent *f;
 
 		if (!plain_name(e->d_name) || !(mdir = strf("%s/%s", tree, e->d_name)))
 			continue;
-		md = opendir(mdir);
-		while (r >= 0 && md && (f = readdir(md))) {
-			char *link, target[512], *k, *arch;
-			ssize_t n;
-
-			if (strncmp(f->d_name, "kernel-", 7) || !(link = strf("%s/%s", mdir, f->d_name)))
-				continue;
-			n = readlink(link, target, sizeof(target) - 1);
-			free(link);
-			if (n <= 0)
-				continue;
-			target[n] = '\0';
-			/* VERSION/KVER/ARCH, each a plain name */
-			if (!(k = strchr(target, '/')) || !(arch = strchr(k + 1, '/')))
-				continue;
-			*k++ = '\0';
-			*arch++ = '\0';
-			if (plain_name(target) && plain_name(k) && plain_name(arch))
-				r = dkms_package(o, root, tree, e->d_name, target, k, arch);
-		}
-		if (md)
-			closedir(md);
+		r = installed_for(mdir, &vka);
+		for (size_t i = 0; r >= 0 && i < vka.n; i += 3)
+			r = dkms_package(o, root, tree, e->d_name, vka.v[i], vka.v[i + 1], vka.v[i + 2]);
+		strv_free(&vka);
 		free(mdir);
 	}
 	if (d)
@@ -673,37 +688,6 @@ static int missing_add(struct missing *ms, const char *m, const char *v, const c
 	if (d)
 		closedir(d);
 	free(mdir), free(host), free(why);
-	return r;
-}
-
-/* The kernel-KVER-ARCH links of one module directory: VERSION, KVER, ARCH of each. */
-static int installed_for(const char *mdir, struct strv *vka)
-{
-	DIR *d = opendir(mdir);
-	struct dirent *e;
-	int r = 0;
-
-	while (r == 0 && d && (e = readdir(d))) {
-		char *link, target[512], *k, *arch;
-		ssize_t n;
-
-		if (strncmp(e->d_name, "kernel-", 7) || !(link = strf("%s/%s", mdir, e->d_name)))
-			continue;
-		n = readlink(link, target, sizeof(target) - 1);
-		free(link);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (!(k = strchr(target, '/')) || !(arch = strchr(k + 1, '/')))
-			continue;
-		*k++ = '\0';
-		*arch++ = '\0';
-		if (plain_name(target) && plain_name(k) && plain_name(arch))
-			r = strv_push(vka, target) < 0 || strv_push(vka, k) < 0 ||
-			    strv_push(vka, arch) < 0 ? -ENOMEM : 0;
-	}
-	if (d)
-		closedir(d);
 	return r;
 }
 
