@@ -10,6 +10,11 @@
  * device and inode); a module no rpm package owns is named by its dpkg
  * package or as DKMS's NAME/VERSION (dkms) (pkg/owners.c).  The text table
  * lists what is not plainly allowed and counts the rest (--all: every row).
+ * A kernel also lists what it will miss: a module weak-modules will not
+ * link into it, and a DKMS module installed for another kernel and not for
+ * it, with why (pkg_dkms_missing()), in one wording: "missing", the path it
+ * would have, and "weak-modules will not link it: ..." or "not built for
+ * this kernel: ...".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +85,39 @@ static int find_kernels(struct audit *a)
 	return r;
 }
 
+/*
+ * The DKMS modules installed for another kernel and not for this one,
+ * after the judged rows: a missing entry each, nothing judged (no file).
+ */
+static int add_dkms_missing(struct audit *a, struct audit_krow *row)
+{
+	struct pkg_dkms_missing *ms;
+	struct pkg_kmod *km;
+	struct tg_verdict *v;
+	size_t n;
+	int r = pkg_dkms_missing(a->o.root, NULL, NULL, row->release, &ms, &n);
+
+	if (r < 0 || !n)
+		return r;
+	km = realloc(row->km, (row->n + n) * sizeof(*km));
+	if (km)
+		row->km = km;
+	v = km ? realloc(row->v, (row->n + n) * sizeof(*v)) : NULL;
+	if (v)
+		row->v = v;
+	for (size_t i = 0; v && i < n; i++, row->n++) {
+		km[row->n] = (struct pkg_kmod){ .path = ms[i].path, .file = strdup(ms[i].path),
+						.owner = ms[i].name, .place = PKG_KMOD_DKMS_NOT,
+						.why = ms[i].why };
+		v[row->n] = (struct tg_verdict){ .module = ms[i].module, .action = TG_ACTION_MARK };
+		memset(&ms[i], 0, sizeof(ms[i]));
+		if (!km[row->n].file)
+			r = -ENOMEM;
+	}
+	pkg_dkms_missing_free(ms, n);
+	return v ? r : -ENOMEM;
+}
+
 static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit_krow *row)
 {
 	const struct tg_kernel *k = NULL;
@@ -93,13 +131,24 @@ static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit
 	r = pkg_kupdate_modules(a->o.root, row->release, k ? k->symvers : NULL, ts, &a->o.limits,
 				&row->km, &row->n);
 	if (r < 0 || !row->n)
-		return r;
+		return r < 0 ? r : add_dkms_missing(a, row);
 	for (size_t i = 0; i < row->n; i++) {
 		const struct pkg_owned *ow = row->km[i].owner ? NULL :
 			pkg_owners_find(&a->owners, a->o.root, row->km[i].file);
 
 		if (ow && !(row->km[i].owner = strdup(ow->name)))
 			return -ENOMEM;
+	}
+	for (size_t i = 0; i < row->n; i++) {
+		char *w = row->km[i].place == PKG_KMOD_WEAK_NOT ?
+			strf("weak-modules will not link it: %s", row->km[i].why) : NULL;
+
+		if (row->km[i].place == PKG_KMOD_WEAK_NOT && !w)
+			return -ENOMEM;
+		if (w) {
+			free(row->km[i].why);
+			row->km[i].why = w;
+		}
 	}
 	items = calloc(row->n, sizeof(*items));
 	if (!items || !(row->v = calloc(row->n, sizeof(*row->v)))) {
@@ -112,7 +161,7 @@ static int judge_row(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit
 						   .package = row->km[i].owner };
 	r = tg_judge(ctx, row->release, items, row->n, 0, row->v, NULL);
 	free(items);
-	return r < 0 ? r : 0;
+	return r < 0 ? r : add_dkms_missing(a, row);
 }
 
 int audit_installed_kernels(struct audit *a, struct tg_ctx *ctx)
@@ -144,13 +193,19 @@ void audit_kernels_free(struct audit *a)
 
 /* ------------------------------------------------------------ the cell */
 
+/* A module @row's kernel will not have: weak-modules will not link it, DKMS did not install it. */
+static bool missing(const struct audit_krow *row, size_t j)
+{
+	return row->km[j].place == PKG_KMOD_WEAK_NOT || row->km[j].place == PKG_KMOD_DKMS_NOT;
+}
+
 /* What kernel @row will do with its module @j, in a word or two. */
 const char *audit_kcell(const struct audit_krow *row, size_t j, char *buf, size_t len)
 {
 	const struct tg_verdict *v = &row->v[j];
 	char t[32];
 
-	if (row->km[j].place == PKG_KMOD_WEAK_NOT)
+	if (missing(row, j))
 		return "missing";
 	if (v->error)
 		return "error";
@@ -167,7 +222,7 @@ const char *audit_kreason(const struct audit_krow *row, size_t j)
 {
 	const struct tg_verdict *v = &row->v[j];
 
-	if (row->km[j].place == PKG_KMOD_WEAK_NOT)
+	if (missing(row, j))
 		return row->km[j].why;
 	if (v->error)
 		return v->error;
@@ -186,7 +241,7 @@ bool audit_kbad(const struct audit_krow *row, size_t j)
 {
 	const struct tg_verdict *v = &row->v[j];
 
-	return row->km[j].place == PKG_KMOD_WEAK_NOT || v->error || !v->loads ||
+	return missing(row, j) || v->error || !v->loads ||
 	       v->action == TG_ACTION_DENY;
 }
 
@@ -203,9 +258,14 @@ int report_kernels_text(const struct audit *a, FILE *out)
 	fprintf(out, "\nInstalled kernels and the out-of-tree modules each would load:\n");
 	for (size_t i = 0; i < a->n_krows; i++) {
 		const struct audit_krow *row = &a->krows[i];
-		size_t n_fine = 0;
+		size_t n_fine = 0, n_missing = 0;
 
-		fprintf(out, "kernel %s: %zu module%s\n", row->release, row->n, row->n == 1 ? "" : "s");
+		for (size_t j = 0; j < row->n; j++)
+			n_missing += missing(row, j);
+		fprintf(out, "kernel %s: %zu module%s", row->release, row->n, row->n == 1 ? "" : "s");
+		if (n_missing)
+			fprintf(out, ", %zu missing", n_missing);
+		fputc('\n', out);
 		for (size_t j = 0; j < row->n; j++) {
 			char buf[64];
 			const char *why = audit_kreason(row, j);
@@ -229,7 +289,7 @@ int report_kernels_text(const struct audit *a, FILE *out)
 
 int report_kernels_json(const struct audit *a, FILE *out)
 {
-	static const char *const places[] = { "own", "weak", "weak-not-linked" };
+	static const char *const places[] = { "own", "weak", "weak-not-linked", "dkms-not-built" };
 
 	fputs(",\n \"kernels\": [", out);
 	for (size_t i = 0; i < a->n_krows; i++) {

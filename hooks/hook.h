@@ -219,5 +219,10 @@ int hk_audit_kernel(struct settings *s, const char *kver, bool verbose);
  * one message per affected one.  Returns how many.  Never deletes.
  */
 int hk_kupdate_others(struct settings *s, const char *kver, const struct strv *dkms);
+/*
+ * mode_kupdate.c: the DKMS modules installed for another kernel and not for
+ * @kver, each named with why; their number.
+ */
+int hk_kupdate_missing(struct settings *s, const char *kver);
 
 #endif

@@ -288,8 +288,10 @@ int hk_audit_kernel(struct settings *s, const char *k, bool verbose)
 		free(vp);
 	}
 out:
-	if (audit_others)
+	if (audit_others) {
 		hk_kupdate_others(s, k, &files);
+		hk_kupdate_missing(s, k);
+	}
 	hk_judgement_free(&j);
 	free(targets);
 	free(pkgs);

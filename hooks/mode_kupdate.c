@@ -7,7 +7,9 @@
  * from the kernel postinst.d hook, before the boot loader's entry for the
  * new kernel becomes the default (docs/kernel-update.md).  They are not
  * taintguard's to delete: this only says it.  DKMS builds are judged by
- * hk_audit_kernel() already.
+ * hk_audit_kernel() already; the DKMS modules installed for another kernel
+ * and not for this one are named with why (pkg_dkms_missing()), in the
+ * words of audit's kernel table and the rpm plugin: "will be missing".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +89,21 @@ out:
 	free(t);
 	strv_free(&files);
 	return affected;
+}
+
+int hk_kupdate_missing(struct settings *s, const char *k)
+{
+	struct pkg_dkms_missing *ms = NULL;
+	size_t n = 0;
+
+	if (pkg_dkms_missing(NULL, hk_settings_dkms_tree(s), s->install_tree, k, &ms, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		hk_msg("kernel %s: %s: module %s (%s): will be missing: %s", k, ms[i].name,
+		    ms[i].module, ms[i].path, ms[i].why);
+	if (n)
+		hk_msg("kernel %s: %zu DKMS module(s) installed for another kernel will be missing "
+		    "under it (the kernel upgrade goes on)", k, n);
+	pkg_dkms_missing_free(ms, n);
+	return (int)n;
 }

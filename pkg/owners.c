@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Installed module files beyond the rpmdb (owners.h): file identities, the
- * module tops of a root, dpkg's database and DKMS's tree.  No librpm.
+ * module tops of a root, dpkg's database and DKMS's tree (who owns what is
+ * installed; what DKMS did not install for a kernel, and why).  No librpm.
  *
  * dpkg's database is read as dpkg-query reads it (lib/dpkg/parse.c,
  * lib/dpkg/db-fsys.c): var/lib/dpkg/status, a stanza per package
@@ -15,6 +16,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +451,40 @@ static int dkms_package(struct pkg_owners *o, const char *root, const char *tree
 	return r;
 }
 
+/*
+ * The kernel-KVER-ARCH links of one module directory: VERSION, KVER, ARCH of each
+ * (a plain name each), three strings per link into @vka.
+ */
+static int installed_for(const char *mdir, struct strv *vka)
+{
+	DIR *d = opendir(mdir);
+	struct dirent *e;
+	int r = 0;
+
+	while (r == 0 && d && (e = readdir(d))) {
+		char *link, target[512], *k, *arch;
+		ssize_t n;
+
+		if (strncmp(e->d_name, "kernel-", 7) || !(link = strf("%s/%s", mdir, e->d_name)))
+			continue;
+		n = readlink(link, target, sizeof(target) - 1);
+		free(link);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!(k = strchr(target, '/')) || !(arch = strchr(k + 1, '/')))
+			continue;
+		*k++ = '\0';
+		*arch++ = '\0';
+		if (plain_name(target) && plain_name(k) && plain_name(arch))
+			r = strv_push(vka, target) < 0 || strv_push(vka, k) < 0 ||
+			    strv_push(vka, arch) < 0 ? -ENOMEM : 0;
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
 /* dkms's own record: <tree>/NAME/kernel-KVER-ARCH -> VERSION/KVER/ARCH while installed. */
 static int dkms_load(struct pkg_owners *o, const char *root)
 {
@@ -457,40 +494,247 @@ static int dkms_load(struct pkg_owners *o, const char *root)
 	int r = tree ? 0 : -ENOMEM;
 
 	while (r >= 0 && d && (e = readdir(d))) {
+		struct strv vka = { 0 };
 		char *mdir;
-		DIR *md;
-		struct dirent *f;
 
 		if (!plain_name(e->d_name) || !(mdir = strf("%s/%s", tree, e->d_name)))
 			continue;
-		md = opendir(mdir);
-		while (r >= 0 && md && (f = readdir(md))) {
-			char *link, target[512], *k, *arch;
-			ssize_t n;
-
-			if (strncmp(f->d_name, "kernel-", 7) || !(link = strf("%s/%s", mdir, f->d_name)))
-				continue;
-			n = readlink(link, target, sizeof(target) - 1);
-			free(link);
-			if (n <= 0)
-				continue;
-			target[n] = '\0';
-			/* VERSION/KVER/ARCH, each a plain name */
-			if (!(k = strchr(target, '/')) || !(arch = strchr(k + 1, '/')))
-				continue;
-			*k++ = '\0';
-			*arch++ = '\0';
-			if (plain_name(target) && plain_name(k) && plain_name(arch))
-				r = dkms_package(o, root, tree, e->d_name, target, k, arch);
-		}
-		if (md)
-			closedir(md);
+		r = installed_for(mdir, &vka);
+		for (size_t i = 0; r >= 0 && i < vka.n; i += 3)
+			r = dkms_package(o, root, tree, e->d_name, vka.v[i], vka.v[i + 1], vka.v[i + 2]);
+		strv_free(&vka);
 		free(mdir);
 	}
 	if (d)
 		closedir(d);
 	free(tree);
 	return r;
+}
+
+/* ------------------------------------------------- what a kernel will miss */
+
+/*
+ * The value of @key=... in a dkms.conf (a shell fragment dkms sources: one
+ * level of quotes dropped, the last assignment wins); NULL when absent.
+ */
+static char *conf_value(const char *host, const char *key)
+{
+	FILE *f = fopen(host, "re");
+	char *line = NULL, *val = NULL;
+	size_t cap = 0, kl = strlen(key);
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char *v = line + strspn(line, " \t");
+		size_t n;
+
+		if (strncmp(v, key, kl) || v[kl] != '=')
+			continue;
+		v += kl + 1;
+		for (n = strcspn(v, "\n"); n && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
+			;
+		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+			v++, n -= 2;
+		free(val);
+		val = strndup(v, n);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return val;
+}
+
+/*
+ * dkms.conf's BUILD_EXCLUSIVE_KERNEL, when it excludes @release: dkms tests
+ * [[ ! $kernelver =~ $BUILD_EXCLUSIVE_KERNEL ]], a POSIX ERE search.  The
+ * path of the dkms.conf read in *@conf (malloc'ed) when it excludes.
+ */
+static char *excluded_by(const char *root, const char *tree, const char *m, const char *v,
+			 const char *release, char **conf)
+{
+	char *paths[2] = { strf("%s/%s/%s/source/dkms.conf", tree, m, v),
+			   strf("/usr/src/%s-%s/dkms.conf", m, v) };
+	char *re = NULL;
+
+	*conf = NULL;
+	for (size_t i = 0; i < 2 && !*conf; i++) {
+		char *host = paths[i] ? tg_root_resolve(root, paths[i]) : NULL;
+
+		if (host && access(host, R_OK) == 0) {
+			re = conf_value(host, "BUILD_EXCLUSIVE_KERNEL");
+			*conf = paths[i];
+			paths[i] = NULL;
+		}
+		free(host);
+	}
+	free(paths[0]), free(paths[1]);
+	if (re && *re) {
+		regex_t rx;
+		bool excl = false;
+
+		if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) == 0) {
+			excl = regexec(&rx, release, 0, NULL, 0) != 0;
+			regfree(&rx);
+		}
+		if (excl)
+			return re;
+	}
+	free(re);
+	free(*conf);
+	*conf = NULL;
+	return NULL;
+}
+
+/*
+ * Did dkms's last build of the tree's build/ fail for @release?  A failed
+ * build leaves build/make.log, whose header line says "... make.log for
+ * NAME-VERSION for kernel KVER (ARCH)" (dkms 3.0; 3.1 writes NAME/VERSION):
+ * the last such line names the kernel of the last attempt.
+ */
+static bool failed_for(const char *host_log, const char *release)
+{
+	FILE *f = fopen(host_log, "re");
+	char *line = NULL;
+	size_t cap = 0, rl = strlen(release);
+	bool hit = false;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		const char *k = strstr(line, " for kernel ");
+
+		if (!strstr(line, "make.log for ") || !k)
+			continue;
+		k += 12;
+		hit = !strncmp(k, release, rl) && k[rl] == ' ';
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return hit;
+}
+
+/* Why NAME/VERSION @m/@v is not installed for @release, as every front end says it. */
+static char *missing_why(const char *root, const char *tree, const char *m, const char *v,
+			 const char *release)
+{
+	char *conf, *re = excluded_by(root, tree, m, v, release, &conf);
+	char *kdir, *log, *host, *why;
+	struct stat st;
+
+	if (re) {
+		why = strf("not built for this kernel: BUILD_EXCLUSIVE_KERNEL=\"%s\" in %s excludes it",
+			   re, conf);
+		free(re), free(conf);
+		return why;
+	}
+	kdir = strf("%s/%s/%s/%s", tree, m, v, release);
+	if (kdir && pkg_root_stat(root, kdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(kdir);
+		return strf("built for this kernel, not installed (dkms install %s/%s -k %s)", m, v,
+			    release);
+	}
+	free(kdir);
+	log = strf("%s/%s/%s/build/make.log", tree, m, v);
+	host = log ? tg_root_resolve(root, log) : NULL;
+	if (host && failed_for(host, release))
+		why = strf("not built for this kernel: build failed, see %s", log);
+	else
+		why = strdup("not built for this kernel yet");
+	free(log), free(host);
+	return why;
+}
+
+void pkg_dkms_missing_free(struct pkg_dkms_missing *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name), free(v[i].module), free(v[i].path), free(v[i].why);
+	free(v);
+}
+
+struct missing {
+	const char *root, *tree, *install_tree, *release;
+	struct pkg_dkms_missing *v;
+	size_t n;
+};
+
+/* The modules built for kernel @k/@arch of @m/@v, each missing for m->release. */
+static int missing_add(struct missing *ms, const char *m, const char *v, const char *k,
+		       const char *arch)
+{
+	char *mdir = strf("%s/%s/%s/%s/%s/module", ms->tree, m, v, k, arch);
+	char *host = mdir ? tg_root_resolve(ms->root, mdir) : NULL;
+	char *why = host ? missing_why(ms->root, ms->tree, m, v, ms->release) : NULL;
+	DIR *d = why ? opendir(host) : NULL;
+	struct dirent *e;
+	int r = why ? 0 : -ENOMEM;
+
+	while (r == 0 && d && (e = readdir(d))) {
+		struct pkg_dkms_missing *nv, *x;
+
+		if (!plain_name(e->d_name) || !tg_module_file_name(e->d_name))
+			continue;
+		nv = realloc(ms->v, (ms->n + 1) * sizeof(*nv));
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		ms->v = nv;
+		x = &nv[ms->n++];
+		x->name = strf("%s/%s (dkms)", m, v);
+		x->module = strndup(e->d_name, strstr(e->d_name, ".ko") - e->d_name);
+		x->path = strf("%s/%s/updates/dkms/%s", ms->install_tree, ms->release, e->d_name);
+		x->why = strdup(why);
+		if (!x->name || !x->module || !x->path || !x->why)
+			r = -ENOMEM;
+	}
+	if (d)
+		closedir(d);
+	free(mdir), free(host), free(why);
+	return r;
+}
+
+int pkg_dkms_missing(const char *root, const char *tree, const char *install_tree,
+		     const char *release, struct pkg_dkms_missing **out, size_t *n)
+{
+	struct missing ms = { .root = root, .tree = tree ? tree : "/var/lib/dkms",
+			      .install_tree = install_tree ? install_tree : "/lib/modules",
+			      .release = release };
+	char *host = tg_root_resolve(root, ms.tree);
+	DIR *d = host ? opendir(host) : NULL;
+	struct dirent *e;
+	int r = host ? 0 : -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	while (r == 0 && d && (e = readdir(d))) {
+		struct strv vka = { 0 }, done = { 0 };
+		char *mdir;
+		bool here = false;
+
+		if (!plain_name(e->d_name) || !(mdir = strf("%s/%s", host, e->d_name)))
+			continue;
+		r = installed_for(mdir, &vka);
+		for (size_t i = 1; i < vka.n; i += 3)
+			here |= !strcmp(vka.v[i], release);
+		/* each version installed elsewhere once, from the first kernel it is installed for */
+		for (size_t i = 0; r == 0 && !here && i < vka.n; i += 3) {
+			if (strv_has(&done, vka.v[i]))
+				continue;
+			r = strv_push(&done, vka.v[i]);
+			if (r == 0)
+				r = missing_add(&ms, e->d_name, vka.v[i], vka.v[i + 1], vka.v[i + 2]);
+		}
+		strv_free(&vka), strv_free(&done);
+		free(mdir);
+	}
+	if (d)
+		closedir(d);
+	free(host);
+	if (r < 0) {
+		pkg_dkms_missing_free(ms.v, ms.n);
+		return r;
+	}
+	*out = ms.v;
+	*n = ms.n;
+	return 0;
 }
 
 int pkg_owners_load(const char *root, struct pkg_owners *o)

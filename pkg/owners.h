@@ -105,4 +105,33 @@ void pkg_owners_free(struct pkg_owners *o);
  */
 char *pkg_dpkg_owner(const char *root, const char *path);
 
+/* ------------------------------------------------- what a kernel will miss */
+
+/*
+ * A module DKMS installed for another kernel and not for this one: where it
+ * would be, and why it is not there, in the words every front end uses:
+ * "not built for this kernel: build failed, see .../make.log", "not built
+ * for this kernel: BUILD_EXCLUSIVE_KERNEL=... in its dkms.conf excludes it",
+ * "not built for this kernel yet", "built for this kernel, not installed".
+ */
+struct pkg_dkms_missing {
+	char *name;	/* "NAME/VERSION (dkms)", as pkg_owners_load() names it */
+	char *module;	/* the module's file name, as built for the other kernel */
+	char *path;	/* where dkms would put it: INSTALL_TREE/KVER/updates/dkms/FILE */
+	char *why;
+};
+
+/*
+ * The DKMS modules of @root's tree (@tree, a path inside the root; NULL:
+ * /var/lib/dkms) installed for a kernel other than @release and for no
+ * version for @release, with why (dkms's own traces: VERSION/KVER/,
+ * build/make.log's "for kernel KVER" line, BUILD_EXCLUSIVE_KERNEL of
+ * source/dkms.conf or /usr/src/NAME-VERSION/dkms.conf, matched as bash's =~
+ * does: POSIX ERE).  @install_tree: where kernels' modules are (NULL:
+ * /lib/modules).  0 or -ENOMEM; no tree is none missing.
+ */
+int pkg_dkms_missing(const char *root, const char *tree, const char *install_tree,
+		     const char *release, struct pkg_dkms_missing **out, size_t *n);
+void pkg_dkms_missing_free(struct pkg_dkms_missing *v, size_t n);
+
 #endif

@@ -298,6 +298,8 @@ enum pkg_kmod_place {
 	PKG_KMOD_OWN,		/* under R's own extra/, updates/, weak-updates/ */
 	PKG_KMOD_WEAK,		/* weak-modules would link it into R's weak-updates/ */
 	PKG_KMOD_WEAK_NOT,	/* weak-modules would not link it: see why */
+	PKG_KMOD_DKMS_NOT,	/* DKMS installed it for another kernel, not R: see why
+				   (never from pkg_kupdate_modules(): owners.h) */
 };
 struct pkg_kmod {
 	char *path;		/* where R's loader finds it (inside the root) */
@@ -305,7 +307,8 @@ struct pkg_kmod {
 	char *owner;		/* the rpm package owning file, NULL when none or no rpmdb
 				   (the caller may name a dpkg or DKMS owner: owners.h) */
 	enum pkg_kmod_place place;
-	char *why;		/* PKG_KMOD_WEAK_NOT: the first symbol that fails */
+	char *why;		/* PKG_KMOD_WEAK_NOT: the first symbol that fails;
+				   PKG_KMOD_DKMS_NOT: why it is not built */
 	struct tg_module *m;	/* NULL: unreadable, see error */
 	char *error;
 };

@@ -495,21 +495,54 @@ if command -v dpkg-deb >/dev/null && command -v dpkg >/dev/null; then
 	ln -s "1.0/$KVER/$ARCH" "$DT/kernel-$KVER-$ARCH"
 	# a second path to the packaged module, in a directory the kernel table walks
 	ln -s ../kernel/drivers/tg/gplok.ko "$D/usr/lib/modules/$KVER/updates/tglink.ko"
+	# What K2 will miss: tgwl's build for K2 failed (dkms left build/make.log
+	# naming K2, no 1.0/K2/); tgnot/2.0 was never built for K2; tgexcl/3.0's
+	# dkms.conf (in a source/ directory of its own, as dkms ldtarball leaves
+	# it) has a BUILD_EXCLUSIVE_KERNEL ERE that matches KVER only.
+	mkdir -p "$DT/1.0/build"
+	printf 'DKMS make.log for tgwl-1.0 for kernel %s (%s)\nMon Jan  1 00:00:00 UTC 2024\ntgwl.c:1: error: too old\n' \
+		"$K2" "$ARCH" >"$DT/1.0/build/make.log"
+	printf 'PACKAGE_NAME="tgwl"\nPACKAGE_VERSION="1.0"\nBUILT_MODULE_NAME[0]="propplain"\n' >"$D/usr/src/tgwl-1.0/dkms.conf"
+	# dkms_install NAME VERSION MODULE: built and installed for KVER, as dkms does
+	dkms_install() {
+		mkdir -p "$D/var/lib/dkms/$1/$2/$KVER/$ARCH/module"
+		cp "$MODS/$3.ko" "$D/var/lib/dkms/$1/$2/$KVER/$ARCH/module/"
+		cp "$MODS/$3.ko" "$D/usr/lib/modules/$KVER/updates/dkms/"
+		ln -s "$2/$KVER/$ARCH" "$D/var/lib/dkms/$1/kernel-$KVER-$ARCH"
+	}
+	dkms_install tgnot 2.0 exporter
+	mkdir -p "$D/usr/src/tgnot-2.0"
+	ln -s /usr/src/tgnot-2.0 "$D/var/lib/dkms/tgnot/2.0/source"
+	printf 'PACKAGE_NAME="tgnot"\nPACKAGE_VERSION="2.0"\n' >"$D/usr/src/tgnot-2.0/dkms.conf"
+	dkms_install tgexcl 3.0 propexp
+	mkdir -p "$D/var/lib/dkms/tgexcl/3.0/source"
+	EXCL=${KVER//./\\.}
+	EXCL="^(${EXCL//+/\\+}|7\\.[0-9]+\\..*)\$"
+	printf 'PACKAGE_NAME="tgexcl"\nBUILD_EXCLUSIVE_KERNEL="%s"\n' "$EXCL" >"$D/var/lib/dkms/tgexcl/3.0/source/dkms.conf"
 
 	tg audit --installed --root "$D" >"$T/deb.txt" 2>"$T/deb.err"
 	rc=$?
 	# K2 has no export table in the root: its gplok is marked (not fully checked), KVER's is allowed
+	# three marked packages of a dozen lines each and the kernel table: short all the same
 	check "Debian root: default text, exit 1, only the problems: the marked modules, not the allowed one (exit $rc)" \
 		bash -c "[ $rc -eq 1 ] && ! grep -q '$KVER/kernel/drivers/tg/gplok' '$T/deb.txt' &&
 			 grep -q '^/lib/modules/$K2/kernel/drivers/tg/gplok.ko: mark' '$T/deb.txt' &&
-			 [ \$(grep -c '^== ' '$T/deb.txt') -eq 2 ] && [ \$(wc -l <'$T/deb.txt') -le 40 ] &&
-			 grep -q '^2 packages with kernel modules: 0 deny, 2 mark, 0 allow, 0 error; 3 modules' '$T/deb.txt'"
+			 [ \$(grep -c '^== ' '$T/deb.txt') -eq 3 ] && [ \$(wc -l <'$T/deb.txt') -le 52 ] &&
+			 grep -q '^4 packages with kernel modules: 0 deny, 3 mark, 1 allow, 0 error; 5 modules' '$T/deb.txt'"
 	check "Debian root: the DKMS module named NAME/VERSION (dkms) once, with its taint" \
-		bash -c "grep -q '^== tgwl/1.0 (dkms)\$' '$T/deb.txt' && [ \$(grep -c 'propplain.ko' '$T/deb.txt') -eq 2 ] &&
+		bash -c "grep -q '^== tgwl/1.0 (dkms)\$' '$T/deb.txt' && [ \$(grep -c 'propplain.ko' '$T/deb.txt') -eq 3 ] &&
 			 grep -q '^  propplain *tgwl/1.0 (dkms) *mark POE' '$T/deb.txt'"
 	check "Debian root: what is left out is counted (modules, kernel table)" \
-		bash -c "grep -q '^1 allowed module not listed; --all lists every module\$' '$T/deb.txt' &&
-			 grep -q '^  (1 more loads cleanly, allowed: not listed; --all lists them)\$' '$T/deb.txt'"
+		bash -c "grep -q '^2 allowed modules not listed (1 package with nothing else); --all lists every module\$' '$T/deb.txt' &&
+			 grep -q '^  (2 more load cleanly, allowed: not listed; --all lists them)\$' '$T/deb.txt'"
+	# K2's rows: what it will miss, with why; KVER's: nothing missing
+	check "Debian root: K2 lists the three DKMS modules it will miss, with why and the log; KVER none" \
+		bash -c "sed -n '/^kernel $K2: /,/^kernel /p' '$T/deb.txt' >'$T/k2.txt' &&
+			 grep -q '^kernel $K2: 3 modules, 3 missing\$' '$T/k2.txt' &&
+			 grep -qF 'propplain            tgwl/1.0 (dkms)          missing        /lib/modules/$K2/updates/dkms/propplain.ko: not built for this kernel: build failed, see /var/lib/dkms/tgwl/1.0/build/make.log' '$T/k2.txt' &&
+			 grep -qF 'exporter             tgnot/2.0 (dkms)         missing        /lib/modules/$K2/updates/dkms/exporter.ko: not built for this kernel yet' '$T/k2.txt' &&
+			 grep -qF 'propexp              tgexcl/3.0 (dkms)        missing        /lib/modules/$K2/updates/dkms/propexp.ko: not built for this kernel: BUILD_EXCLUSIVE_KERNEL=\"$EXCL\" in /var/lib/dkms/tgexcl/3.0/source/dkms.conf excludes it' '$T/k2.txt' &&
+			 grep -q '^kernel $KVER: 4 modules\$' '$T/deb.txt' && [ \$(grep -c ' missing ' '$T/deb.txt') -eq 3 ]"
 	tg audit --installed --root "$D" --all >"$T/deball.txt" 2>&1
 	check "Debian root: --all lists every module, each once (a module behind /lib and /usr/lib, and a link)" \
 		bash -c "grep -q '^/lib/modules/$KVER/kernel/drivers/tg/gplok.ko: allow' '$T/deball.txt' &&
@@ -523,7 +556,7 @@ import json, os, sys
 d = json.load(open(sys.argv[1]))
 K, K2 = os.environ["KVER"], sys.argv[2]
 p = {x["package"]: x for x in d["packages"]}
-assert set(p) == {"linux-image-tg", "tgwl/1.0 (dkms)"}, list(p)
+assert set(p) == {"linux-image-tg", "tgwl/1.0 (dkms)", "tgnot/2.0 (dkms)", "tgexcl/3.0 (dkms)"}, list(p)
 assert sorted(m["path"] for m in p["linux-image-tg"]["modules"]) == sorted(
     "/lib/modules/%s/kernel/drivers/tg/gplok.ko" % k for k in (K, K2)), p["linux-image-tg"]["modules"]
 assert [m["path"] for m in p["tgwl/1.0 (dkms)"]["modules"]] == ["/lib/modules/%s/updates/dkms/propplain.ko" % K]
@@ -532,9 +565,43 @@ rows = {r["release"]: r["modules"] for r in d["kernels"]}
 assert sorted(rows) == sorted([K, K2]), list(rows)
 own = {m["file"]: m["package"] for m in rows[K]}
 assert own == {"/lib/modules/%s/updates/dkms/propplain.ko" % K: "tgwl/1.0 (dkms)",
+               "/lib/modules/%s/updates/dkms/exporter.ko" % K: "tgnot/2.0 (dkms)",
+               "/lib/modules/%s/updates/dkms/propexp.ko" % K: "tgexcl/3.0 (dkms)",
                "/lib/modules/%s/updates/tglink.ko" % K: "linux-image-tg"}, own
-assert rows[K2] == [], rows[K2]
+assert all(m["outcome"] != "missing" for m in rows[K]), rows[K]
+miss = {m["module"]: m for m in rows[K2]}
+assert sorted(miss) == ["exporter", "propexp", "propplain"], rows[K2]
+for name, pkg in (("propplain", "tgwl/1.0"), ("exporter", "tgnot/2.0"), ("propexp", "tgexcl/3.0")):
+    m = miss[name]
+    assert m["outcome"] == "missing" and m["place"] == "dkms-not-built", m
+    assert m["package"] == pkg + " (dkms)" and m["path"] == "/lib/modules/%s/updates/dkms/%s.ko" % (K2, name), m
+assert miss["propplain"]["reason"] == "not built for this kernel: build failed, see /var/lib/dkms/tgwl/1.0/build/make.log", miss["propplain"]
+assert miss["exporter"]["reason"] == "not built for this kernel yet", miss["exporter"]
+assert miss["propexp"]["reason"].startswith("not built for this kernel: BUILD_EXCLUSIVE_KERNEL="), miss["propexp"]
 EOF
+	# The Debian kernel postinst.d hook, run for K2 against this root (its
+	# trees as host paths, as tests/kupdate drives it): the same lines.
+	mkdir -p "$T/hookmarks" "$T/hookmodprobe"
+	cat >"$T/hook.conf" <<EOC
+policy=$POLICY
+root=$D
+install_tree=$D/lib/modules
+dkms_tree=$D/var/lib/dkms
+marks_dir=$T/hookmarks
+modprobe_dir=$T/hookmodprobe
+framework_conf=$T/framework.conf
+dkms=/bin/false
+EOC
+	TAINTGUARD_DKMS_CONF=$T/hook.conf "$TOP/$B/taintguard-dkms" kernel-postinst "$K2" >"$T/hook.txt" 2>&1
+	rc=$?
+	M="kernel $K2: "
+	check "kernel hook for K2: exit 0, each DKMS module K2 will miss named with why (exit $rc)" \
+		bash -c "[ $rc -eq 0 ] &&
+			 grep -qF '${M}tgwl/1.0 (dkms): module propplain ($D/lib/modules/$K2/updates/dkms/propplain.ko): will be missing: not built for this kernel: build failed, see $D/var/lib/dkms/tgwl/1.0/build/make.log' '$T/hook.txt' &&
+			 grep -qF '${M}tgnot/2.0 (dkms): module exporter ($D/lib/modules/$K2/updates/dkms/exporter.ko): will be missing: not built for this kernel yet' '$T/hook.txt' &&
+			 grep -qF '${M}tgexcl/3.0 (dkms): module propexp ($D/lib/modules/$K2/updates/dkms/propexp.ko): will be missing: not built for this kernel: BUILD_EXCLUSIVE_KERNEL=\"$EXCL\" in $D/var/lib/dkms/tgexcl/3.0/source/dkms.conf excludes it' '$T/hook.txt' &&
+			 [ \$(grep -c 'will be missing: ' '$T/hook.txt') -eq 3 ] &&
+			 grep -qF '${M}3 DKMS module(s) installed for another kernel will be missing under it' '$T/hook.txt'"
 	{ echo "# default audit --installed of the Debian test root:"; sed 's/^/#   /' "$T/deb.txt"; }
 else
 	notok "dpkg and dpkg-deb are installed"
