@@ -39,7 +39,8 @@ static int open_policy(const struct settings *s, struct judgement *j)
 	if (r == 1) {
 		hk_bfmt(j->policy_error, sizeof(j->policy_error), "%s", err.msg);
 		hk_msg("cannot load the policy: %s; judging with the built-in policy until this is "
-		    "fixed (exceptions do not apply)", err.msg);
+		       "fixed (exceptions do not apply)",
+		       err.msg);
 	}
 	tg_ctx_set_policy(j->ctx, policy);
 	j->policy = tg_ctx_policy(j->ctx);
@@ -87,8 +88,8 @@ static int pick_release(const char *release, const struct tg_judge_item *items, 
 	return 0;
 }
 
-int hk_judge(const struct settings *s, const char *release, const struct target *targets,
-	  size_t n, const struct strv *context, struct judgement *j)
+int hk_judge(const struct settings *s, const char *release, const struct target *targets, size_t n,
+	     const struct strv *context, struct judgement *j)
 {
 	size_t total = n + (context ? context->n : 0);
 	struct tg_judge_item *items = calloc(total ? total : 1, sizeof(*items));
@@ -215,8 +216,8 @@ static void how_to_except(const struct judgement *j, const struct tg_verdict *v,
  * The same one line as rpm and audit (tg_verdict_headline), the kernel and
  * file it is about, what dkms does now, and how to allow it: read once.
  */
-void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
-		    const char *package, const char *outcome, const char *retry)
+void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v, const char *package,
+		       const char *outcome, const char *retry)
 {
 	char nbuf[128], head[512], taint[32];
 	const char *name = hk_verdict_name(v, nbuf, sizeof(nbuf));

@@ -128,8 +128,7 @@ int hk_logical_cwd(char *buf, size_t len)
 	return getcwd(buf, len) ? 0 : -errno;
 }
 
-bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
-		       const char *a)
+bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const char *k, const char *a)
 {
 	char link[PATH_MAX], dir[PATH_MAX];
 	struct stat sl, sd;

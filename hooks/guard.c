@@ -79,7 +79,7 @@ static void apply(struct tg_verdict *v, const struct tg_decision *d, const char 
 }
 
 void hk_guard_judge(const struct settings *s, const struct target *targets, size_t n,
-		 struct judgement *j)
+		    struct judgement *j)
 {
 	for (size_t i = 0; i < n && i < j->n; i++) {
 		char m[256], v[256], reason[1024], why[512];
@@ -109,8 +109,10 @@ void hk_guard_judge(const struct settings *s, const struct target *targets, size
 			if (!r)
 				continue;
 			tg_policy_decide_file(j->policy, pkg, files.v[f], &d);
-			hk_bfmt(reason, sizeof(reason), "the package's %s could switch taintguard's "
-			     "check off: %s [policy rule %s]", files.v[f], r, d.rule ? d.rule : "guard");
+			hk_bfmt(reason, sizeof(reason),
+				"the package's %s could switch taintguard's "
+				"check off: %s [policy rule %s]",
+				files.v[f], r, d.rule ? d.rule : "guard");
 			for (size_t t = i; t < n && t < j->n; t++) {
 				if (!targets[t].package || strcmp(targets[t].package, pkg))
 					continue;

@@ -67,8 +67,8 @@ int hk_settings_load(struct settings *s);
  * framework.conf then framework.conf.d/ *.conf in glob order (skipping our
  * own snippet), sourced by bash.  "" when unset.
  */
-int hk_framework_get(const struct settings *s, const char *var, const char *kernelver,
-		  char *buf, size_t len);
+int hk_framework_get(const struct settings *s, const char *var, const char *kernelver, char *buf,
+		     size_t len);
 /* The dkms tree: settings, else framework.conf, else /var/lib/dkms. */
 const char *hk_settings_dkms_tree(struct settings *s);
 
@@ -87,7 +87,7 @@ int hk_logical_cwd(char *buf, size_t len);
 bool hk_safe_name(const char *s);
 /* KVER-ARCH -> is <tree>/<m>/kernel-<k>-<a> a link to <v>/<k>/<a>?  (dkms "installed") */
 bool hk_dkms_is_installed(const char *tree, const char *m, const char *v, const char *k,
-		       const char *a);
+			  const char *a);
 
 /* ------------------------------------------------------------ files */
 
@@ -131,8 +131,8 @@ struct judgement {
  * exports resolve the targets' imports: sibling modules, other installed DKMS
  * modules) but get no verdict.  Returns 0 or a negative errno.
  */
-int hk_judge(const struct settings *s, const char *release, const struct target *targets,
-	  size_t n, const struct strv *context, struct judgement *j);
+int hk_judge(const struct settings *s, const char *release, const struct target *targets, size_t n,
+	     const struct strv *context, struct judgement *j);
 void hk_judgement_free(struct judgement *j);
 /*
  * guard.c: the targets' packages whose dkms.conf (or /etc/dkms/MODULE*.conf)
@@ -140,7 +140,7 @@ void hk_judgement_free(struct judgement *j);
  * their modules (called by hk_judge()).
  */
 void hk_guard_judge(const struct settings *s, const struct target *targets, size_t n,
-		 struct judgement *j);
+		    struct judgement *j);
 
 /* Kernel module name of a verdict, safe for file names; NULL if none. */
 const char *hk_verdict_name(const struct tg_verdict *v, char *buf, size_t len);
@@ -150,8 +150,8 @@ const char *hk_verdict_name(const struct tg_verdict *v, char *buf, size_t len);
  * module, package, kernel, taint flags, reasons, rule, what happens now
  * (@outcome) and, for deny, how to add a policy exception.
  */
-void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
-		    const char *package, const char *outcome, const char *retry);
+void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v, const char *package,
+		       const char *outcome, const char *retry);
 
 /* ------------------------------------------------------------ modprobe.d */
 
@@ -160,11 +160,11 @@ void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v,
  * "blacklist NAME", plus one "# taintguard-dkms-entry: M/V KVER ARCH" line
  * per DKMS build the policy denied.  The file goes when its last entry goes.
  */
-int hk_rule_add(const struct settings *s, const char *name, const char *package,
-	     const char *kernel, const char *arch, const char *reason);
+int hk_rule_add(const struct settings *s, const char *name, const char *package, const char *kernel,
+		const char *arch, const char *reason);
 /* Drop the entry (a verdict is no longer deny); removes the file when empty. */
 int hk_rule_drop(const struct settings *s, const char *name, const char *package,
-	      const char *kernel, const char *arch);
+		 const char *kernel, const char *arch);
 /* Path of the rule file for @name. */
 void hk_rule_path(const struct settings *s, const char *name, char *buf, size_t len);
 /* Drop entries whose build is gone from the dkms tree; returns files removed. */
@@ -179,10 +179,10 @@ int hk_rule_sync(struct settings *s, bool verbose);
  * instead when all are allowed.
  */
 int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
-		 const char *version, const char *kernel, const char *arch,
-		 const struct tg_verdict *const *v, size_t n);
+		    const char *version, const char *kernel, const char *arch,
+		    const struct tg_verdict *const *v, size_t n);
 int hk_record_remove(const struct settings *s, const char *module, const char *version,
-		  const char *kernel);
+		     const char *kernel);
 /* Drop records whose module/version is no longer installed for their kernel. */
 int hk_record_sync(struct settings *s, bool verbose);
 

@@ -26,8 +26,8 @@ static void record_of(struct tg_record *rec, char *pkg, size_t len, const char *
 }
 
 int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
-		 const char *version, const char *kernel, const char *arch,
-		 const struct tg_verdict *const *v, size_t n)
+		    const char *version, const char *kernel, const char *arch,
+		    const struct tg_verdict *const *v, size_t n)
 {
 	const struct tg_verdict **shown;
 	struct tg_error err = { 0 };
@@ -63,7 +63,7 @@ int hk_record_write(const struct settings *s, const struct judgement *j, const c
 }
 
 int hk_record_remove(const struct settings *s, const char *module, const char *version,
-		  const char *kernel)
+		     const char *kernel)
 {
 	struct tg_error err = { 0 };
 	struct tg_record rec;
@@ -118,8 +118,8 @@ int hk_record_sync(struct settings *s, bool verbose)
 		if (record_gone(tree, rec) && tg_record_remove(paths[i], &err) == 0) {
 			removed++;
 			if (verbose)
-				hk_msg("removed %s: %s is no longer installed for %s", paths[i], rec->package,
-				    rec->kernel);
+				hk_msg("removed %s: %s is no longer installed for %s", paths[i],
+				       rec->package, rec->kernel);
 		}
 		tg_record_free(rec);
 	}

@@ -202,18 +202,18 @@ int hk_audit_kernel(struct settings *s, const char *k, bool verbose)
 		if (own[i].m[0] || j.v[i].action == TG_ACTION_ALLOW)
 			continue;
 		if (j.v[i].action == TG_ACTION_MARK || s->mode == HOOK_WARN) {
-			hk_report_verdict(&j, &j.v[i], NULL, "no dkms package owns this file; left in place",
-				       NULL);
+			hk_report_verdict(&j, &j.v[i], NULL,
+					  "no dkms package owns this file; left in place", NULL);
 			continue;
 		}
 		denied++;
 		if (unlink(files.v[i]) == 0) {
 			stray_removed++;
 			hk_bfmt(out, sizeof(out), "outcome: deleted %s (no dkms package owns it)",
-				 files.v[i]);
+				files.v[i]);
 		} else {
 			hk_bfmt(out, sizeof(out), "outcome: could not delete %s: %s", files.v[i],
-				 strerror(errno));
+				strerror(errno));
 		}
 		hk_report_verdict(&j, &j.v[i], NULL, out, NULL);
 	}
@@ -259,22 +259,24 @@ int hk_audit_kernel(struct settings *s, const char *k, bool verbose)
 				continue;
 			denied++;
 			if (name) {
-				hk_rule_add(s, name, pkg, k, o.a, vp[i]->n_reasons ? vp[i]->reasons[0] : NULL);
+				hk_rule_add(s, name, pkg, k, o.a,
+					    vp[i]->n_reasons ? vp[i]->reasons[0] : NULL);
 				hk_rule_path(s, name, rule, sizeof(rule));
 			} else {
 				hk_bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
 			}
 			hk_bfmt(out, sizeof(out),
-				 "outcome: it was installed for %s; taintguard uninstalls %s (dkms "
-				 "uninstall) and \"modprobe %s\" is blocked by %s",
-				 k, pkg, name ? name : "?", rule);
+				"outcome: it was installed for %s; taintguard uninstalls %s (dkms "
+				"uninstall) and \"modprobe %s\" is blocked by %s",
+				k, pkg, name ? name : "?", rule);
 			hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k);
 			hk_report_verdict(&j, vp[i], pkg, out, retry);
 		}
 		if (dkms_uninstall(s, &o, k) != 0 || hk_dkms_is_installed(tree, o.m, o.v, k, o.a)) {
 			bool gone = false;
 
-			hk_msg("\"dkms uninstall %s -k %s\" failed; deleting the denied files instead", pkg, k);
+			hk_msg("\"dkms uninstall %s -k %s\" failed; deleting the denied files instead",
+			       pkg, k);
 			for (size_t i = 0; i < j.n; i++)
 				if (own[i].m[0] && !strcmp(own[i].m, o.m) &&
 				    !strcmp(own[i].v, o.v) && j.v[i].action == TG_ACTION_DENY &&
@@ -322,9 +324,10 @@ int hk_mode_kernel_postinst(int argc, char **argv)
 	sync_all(&s, true);
 	if (denied > 0) {
 		hk_msg("%d DKMS module(s) for kernel %s denied by the taintguard policy; they are not "
-		    "installed%s", denied, argv[1],
-		    s.fail_kernel_upgrade ? " (fail_kernel_upgrade=yes: failing this kernel hook)"
-					  : " (the kernel upgrade goes on)");
+		       "installed%s",
+		       denied, argv[1],
+		       s.fail_kernel_upgrade ? " (fail_kernel_upgrade=yes: failing this kernel hook)" :
+					       " (the kernel upgrade goes on)");
 		return s.fail_kernel_upgrade ? 1 : 0;
 	}
 	return 0;

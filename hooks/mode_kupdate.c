@@ -77,12 +77,14 @@ int hk_kupdate_others(struct settings *s, const char *k, const struct strv *dkms
 			continue;
 		affected++;
 		tg_verdict_reason(v, why, sizeof(why));
-		hk_msg("kernel %s: module %s (%s, not from DKMS): %s%s", k, v->module ? v->module : "?",
-		    v->path, why, v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
+		hk_msg("kernel %s: module %s (%s, not from DKMS): %s%s", k,
+		       v->module ? v->module : "?", v->path, why,
+		       v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 	}
 	if (affected)
 		hk_msg("kernel %s: %d module(s) not from DKMS will not load cleanly under it; they are "
-		    "left in place (the kernel upgrade goes on)", k, affected);
+		       "left in place (the kernel upgrade goes on)",
+		       k, affected);
 out:
 	pkg_fileset_free(&ids);
 	hk_judgement_free(&j);
@@ -100,10 +102,11 @@ int hk_kupdate_missing(struct settings *s, const char *k)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		hk_msg("kernel %s: %s: module %s (%s): will be missing: %s", k, ms[i].name,
-		    ms[i].module, ms[i].path, ms[i].why);
+		       ms[i].module, ms[i].path, ms[i].why);
 	if (n)
 		hk_msg("kernel %s: %zu DKMS module(s) installed for another kernel will be missing "
-		    "under it (the kernel upgrade goes on)", k, n);
+		       "under it (the kernel upgrade goes on)",
+		       k, n);
 	pkg_dkms_missing_free(ms, n);
 	return (int)n;
 }

@@ -108,7 +108,7 @@ int hk_mode_preinstall(int argc, char **argv)
 	if (!c.kernelver || !c.arch || !c.module || !c.module_version || !hk_safe_name(c.kernelver) ||
 	    !hk_safe_name(c.arch) || !hk_safe_name(c.module) || !hk_safe_name(c.module_version)) {
 		hk_msg("pre-install: run by dkms as PRE_INSTALL: needs kernelver, arch, module and "
-		    "module_version in the environment");
+		       "module_version in the environment");
 		return 1;
 	}
 	if (hk_logical_cwd(src, sizeof(src)) < 0) {
@@ -155,16 +155,20 @@ int hk_mode_preinstall(int argc, char **argv)
 			if (name)
 				hk_rule_drop(&s, name, pkg, c.kernelver, c.arch);
 			if (v->action == TG_ACTION_DENY)
-				hk_report_verdict(&j, v, pkg, "mode=warn: installed anyway; recorded for "
-					       "\"taintguard status\"", NULL);
+				hk_report_verdict(&j, v, pkg,
+						  "mode=warn: installed anyway; recorded for "
+						  "\"taintguard status\"",
+						  NULL);
 			else if (v->action == TG_ACTION_MARK)
-				hk_report_verdict(&j, v, pkg, "installed as usual; recorded for "
-					       "\"taintguard status\"", NULL);
+				hk_report_verdict(&j, v, pkg,
+						  "installed as usual; recorded for "
+						  "\"taintguard status\"",
+						  NULL);
 			continue;
 		}
 		if (name) {
 			hk_rule_add(&s, name, pkg, c.kernelver, c.arch,
-				 v->n_reasons ? v->reasons[0] : NULL);
+				    v->n_reasons ? v->reasons[0] : NULL);
 			hk_rule_path(&s, name, rule, sizeof(rule));
 		} else {
 			hk_bfmt(rule, sizeof(rule), "(no rule: unusable module name)");
@@ -172,14 +176,14 @@ int hk_mode_preinstall(int argc, char **argv)
 		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, c.kernelver);
 		if (refuse)
 			hk_bfmt(out, sizeof(out),
-				 "outcome: taintguard refuses to install %s for %s (dkms: \"pre_install "
-				 "failed\"); it stays built in the dkms tree; \"modprobe %s\" is blocked by %s",
-				 pkg, c.kernelver, name ? name : "?", rule);
+				"outcome: taintguard refuses to install %s for %s (dkms: \"pre_install "
+				"failed\"); it stays built in the dkms tree; \"modprobe %s\" is blocked by %s",
+				pkg, c.kernelver, name ? name : "?", rule);
 		else
 			hk_bfmt(out, sizeof(out),
-				 "outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s "
-				 "right after it; \"modprobe %s\" is blocked by %s", pkg,
-				 name ? name : "?", rule);
+				"outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s "
+				"right after it; \"modprobe %s\" is blocked by %s",
+				pkg, name ? name : "?", rule);
 		hk_report_verdict(&j, v, pkg, out, retry);
 	}
 	if (refuse) {
@@ -194,7 +198,8 @@ int hk_mode_preinstall(int argc, char **argv)
 		for (size_t i = 0; vp && i < j.n; i++)
 			vp[i] = &j.v[i];
 		if (vp)
-			hk_record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp, j.n);
+			hk_record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp,
+					j.n);
 		free(vp);
 	} else {
 		hk_record_remove(&s, c.module, c.module_version, c.kernelver);

@@ -117,7 +117,8 @@ static int package_from_path(const char *path, const struct dkms_ctx *c, char *m
 {
 	const char *p = strstr(path, "/build/");
 
-	if (c->module && c->module_version && hk_safe_name(c->module) && hk_safe_name(c->module_version)) {
+	if (c->module && c->module_version && hk_safe_name(c->module) &&
+	    hk_safe_name(c->module_version)) {
 		char needle[600];
 		const char *q;
 
@@ -174,8 +175,8 @@ int hk_mode_sign(int argc, char **argv)
 	hk_settings_load(&s);
 	hk_dkms_ctx_get(&c);
 	arch = c.arch ? c.arch : "x86_64";
-	k = c.kernelver && hk_safe_name(c.kernelver) ? c.kernelver
-						  : module_release(module, relbuf, sizeof(relbuf));
+	k = c.kernelver && hk_safe_name(c.kernelver) ? c.kernelver :
+						       module_release(module, relbuf, sizeof(relbuf));
 
 	/* 1. Sign, exactly as dkms would have. */
 	real_signer(&s, k, signer, sizeof(signer));
@@ -185,7 +186,7 @@ int hk_mode_sign(int argc, char **argv)
 		sign_rc = hk_run_wait(sargv);
 	} else {
 		hk_msg("no module signer found (%s); %s is left unsigned",
-		    signer[0] ? signer : "none configured", module);
+		       signer[0] ? signer : "none configured", module);
 	}
 
 	/* 2. Judge it with its siblings from the same build (and installed DKMS modules). */
@@ -239,13 +240,13 @@ int hk_mode_sign(int argc, char **argv)
 			goto out;
 		if (c.wrapped && me->action == TG_ACTION_MARK) {
 			hk_msg("%s (dkms %s): marked by taintguard policy (rule %s); details at install",
-			    name ? name : module, pkg, me->rule ? me->rule : "?");
+			       name ? name : module, pkg, me->rule ? me->rule : "?");
 			goto out;
 		}
 		hk_bfmt(out, sizeof(out), "%s",
-			 me->action == TG_ACTION_DENY
-				 ? "mode=warn: dkms builds and installs it anyway; recorded for \"taintguard status\""
-				 : "dkms builds and installs it as usual; recorded for \"taintguard status\"");
+			me->action == TG_ACTION_DENY ?
+				"mode=warn: dkms builds and installs it anyway; recorded for \"taintguard status\"" :
+				"dkms builds and installs it as usual; recorded for \"taintguard status\"");
 		hk_report_verdict(&j, me, pkg, out, NULL);
 		if (!c.wrapped && k) {
 			const struct tg_verdict **vp = calloc(j.n, sizeof(*vp));
@@ -282,28 +283,29 @@ int hk_mode_sign(int argc, char **argv)
 		if (unlink(module) < 0 && errno != ENOENT)
 			hk_msg("cannot delete %s: %s", module, strerror(errno));
 		hk_bfmt(out, sizeof(out),
-			 "outcome: %s deleted so that dkms cannot install it (dkms may go on to say "
-			 "\"cp: cannot stat\"); \"modprobe %s\" is blocked by %s",
-			 module, name ? name : "?", rule);
+			"outcome: %s deleted so that dkms cannot install it (dkms may go on to say "
+			"\"cp: cannot stat\"); \"modprobe %s\" is blocked by %s",
+			module, name ? name : "?", rule);
 		/* dkms < 3.1.7 leaves a half-built state that "sync" cleans (hk_rule_sync). */
 		hk_bfmt(retry, sizeof(retry), "%s sync; dkms install %s -k %s", self_path(), pkg,
-		     k ? k : "KVER");
+			k ? k : "KVER");
 		hk_report_verdict(&j, me, pkg, out, retry);
 		rc = 1;	/* dkms >= 3.1.6 then shows this output with its warning */
 	} else if (c.autoinstall && !s.fail_kernel_upgrade) {
 		hk_bfmt(out, sizeof(out),
-			 "outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s right "
-			 "after it, and \"modprobe %s\" is blocked by %s", pkg, name ? name : "?", rule);
+			"outcome: autoinstall (kernel upgrade) goes on; taintguard uninstalls %s right "
+			"after it, and \"modprobe %s\" is blocked by %s",
+			pkg, name ? name : "?", rule);
 		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
 		hk_report_verdict(&j, me, pkg, out, retry);
 	} else if (c.wrapped) {
 		hk_msg("%s (dkms %s): DENIED by taintguard policy (rule %s); taintguard's pre_install "
-		    "check will refuse to install it; \"modprobe %s\" is blocked by %s",
-		    name ? name : module, pkg, me->rule ? me->rule : "?", name ? name : "?", rule);
+		       "check will refuse to install it; \"modprobe %s\" is blocked by %s",
+		       name ? name : module, pkg, me->rule ? me->rule : "?", name ? name : "?", rule);
 	} else {
 		hk_bfmt(out, sizeof(out),
-			 "outcome: kept in the build (sign_file_deny=keep); \"modprobe %s\" is blocked by %s",
-			 name ? name : "?", rule);
+			"outcome: kept in the build (sign_file_deny=keep); \"modprobe %s\" is blocked by %s",
+			name ? name : "?", rule);
 		hk_bfmt(retry, sizeof(retry), "dkms install %s -k %s", pkg, k ? k : "KVER");
 		hk_report_verdict(&j, me, pkg, out, retry);
 	}

@@ -130,8 +130,8 @@ static bool ok_fields(const char *name, const char *package, const char *kernel,
 	       hk_safe_name(arch) && strlen(arch) < 128;
 }
 
-int hk_rule_add(const struct settings *s, const char *name, const char *package,
-	     const char *kernel, const char *arch, const char *reason)
+int hk_rule_add(const struct settings *s, const char *name, const char *package, const char *kernel,
+		const char *arch, const char *reason)
 {
 	char path[PATH_MAX];
 	struct rule *r;
@@ -177,7 +177,7 @@ int hk_rule_add(const struct settings *s, const char *name, const char *package,
 }
 
 int hk_rule_drop(const struct settings *s, const char *name, const char *package,
-	      const char *kernel, const char *arch)
+		 const char *kernel, const char *arch)
 {
 	char path[PATH_MAX];
 	struct rule *r;
@@ -289,7 +289,7 @@ int hk_rule_sync(struct settings *s, bool verbose)
 			hk_bfmt(m, sizeof(m), "%s", r->entries[i][0]);
 			v = strchr(m, '/');
 			if (!v || hk_bfmt(dir, sizeof(dir), "%s/%s/%s/%s", tree, r->entries[i][0],
-				       r->entries[i][1], r->entries[i][2]) < 0) {
+					  r->entries[i][1], r->entries[i][2]) < 0) {
 				i++;
 				continue;
 			}
@@ -300,7 +300,8 @@ int hk_rule_sync(struct settings *s, bool verbose)
 					continue;
 				}
 				hk_msg("cleaned up what dkms left of the denied build %s for %s (%s): "
-				    "dkms status now says \"added\"", r->entries[i][0], r->entries[i][1], dir);
+				       "dkms status now says \"added\"",
+				       r->entries[i][0], r->entries[i][1], dir);
 			}
 			drop_at(r, i);
 			changed = true;

@@ -180,8 +180,8 @@ int hk_settings_load(struct settings *s)
 	return rc;
 }
 
-int hk_framework_get(const struct settings *s, const char *var, const char *kernelver,
-		  char *buf, size_t len)
+int hk_framework_get(const struct settings *s, const char *var, const char *kernelver, char *buf,
+		     size_t len)
 {
 	/*
 	 * dkms 3.0.9+ sources each file in a subshell and copies whitelisted
