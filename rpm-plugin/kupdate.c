@@ -44,26 +44,12 @@ static void say(struct tgp_state *st, const struct tgp_pkg *kp, const struct pkg
 		v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
-/* How many modules other packages of this transaction add for @rel. */
-static size_t count_siblings(const struct tgp_state *st, const char *rel)
-{
-	size_t n = 0;
-	char r[256];
-
-	for (size_t i = 0; i < st->n_pkgs; i++) {
-		const struct tgp_pkg *p = &st->pkgs[i];
-
-		for (size_t j = 0; !p->krel && p->oot && j < p->n_mods; j++)
-			n += p->mods[j].m &&
-			     tg_kernel_release_from_path(p->mods[j].path, r, sizeof(r)) == 0 &&
-			     !strcmp(r, rel);
-	}
-	return n;
-}
-
-/* ... and those modules, judged beside the root's so that imports resolve. */
-static size_t add_siblings(const struct tgp_state *st, const char *rel,
-			   struct tg_judge_item *items)
+/*
+ * The modules other packages of this transaction add for @rel, judged beside
+ * the root's so that imports resolve: their number, and with @items (room
+ * for that number) the items themselves.
+ */
+static size_t siblings(const struct tgp_state *st, const char *rel, struct tg_judge_item *items)
 {
 	size_t n = 0;
 	char r[256];
@@ -77,8 +63,11 @@ static size_t add_siblings(const struct tgp_state *st, const char *rel,
 			if (!md->m || tg_kernel_release_from_path(md->path, r, sizeof(r)) < 0 ||
 			    strcmp(r, rel))
 				continue;
-			items[n++] = (struct tg_judge_item){ .path = md->path, .m = md->m,
-							     .package = p->name, .context = true };
+			if (items)
+				items[n] = (struct tg_judge_item){ .path = md->path, .m = md->m,
+								   .package = p->name,
+								   .context = true };
+			n++;
 		}
 	}
 	return n;
@@ -122,7 +111,7 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 	r = pkg_kupdate_modules(st->root, kp->krel, k->symvers, ts, &st->lim, &km, &n);
 	if (r < 0)
 		return r;
-	total = n + count_siblings(st, kp->krel);
+	total = n + siblings(st, kp->krel, NULL);
 	r = -ENOMEM;
 	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
 	    !(v = calloc(total ? total : 1, sizeof(*v))) ||
@@ -131,7 +120,7 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 	for (size_t i = 0; i < n; i++)
 		items[i] = (struct tg_judge_item){ .path = km[i].path, .m = km[i].m,
 						   .error = km[i].error, .package = km[i].owner };
-	add_siblings(st, kp->krel, items + n);
+	siblings(st, kp->krel, items + n);
 	if ((r = tg_judge(st->ctx, kp->krel, items, total, 0, v, NULL)) < 0)
 		goto exit;
 	for (size_t i = 0; i < n; i++)
