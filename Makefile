@@ -161,10 +161,21 @@ $(B)/libtgutil.a: $(UTIL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The installed archive carries util/'s objects: a program linking it needs nothing else.
+# The project's own programs and tests link this archive: lib/ and util/ objects as built.
 $(B)/libtaintguard.a: $(LIB_OBJ) $(UTIL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The installed archive: the same objects linked into one, every hidden symbol made
+# local, so a program linking it statically sees only what lib/taintguard.h declares
+# (util/'s strv_push or buf_put, and lib's internal tg_* helpers, would otherwise
+# clash with the program's own names).
+$(B)/dist/libtaintguard.a: $(LIB_OBJ) $(UTIL_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@ $(B)/dist/libtaintguard.o
+	$(LD) -r -o $(B)/dist/libtaintguard.o $^
+	objcopy --localize-hidden $(B)/dist/libtaintguard.o
+	ar rcs $@ $(B)/dist/libtaintguard.o
 
 $(B)/libtaintguard.so.0: $(LIB_OBJ) $(B)/libtgutil.a lib/libtaintguard.map
 	$(CC) -shared -Wl,-soname,libtaintguard.so.0 -Wl,--version-script,lib/libtaintguard.map \
@@ -282,11 +293,11 @@ $(B)/taintguard.pc: taintguard.pc.in Makefile
 # Everything; the DKMS integration through hooks/install.sh (it also diverts
 # /usr/sbin/dkms when DESTDIR is empty, see taintguard-dkms(8)).
 # The library alone: shared and static library, header, pkg-config file.
-install-lib: $(B)/libtaintguard.so.0 $(B)/libtaintguard.a $(B)/taintguard.pc
+install-lib: $(B)/libtaintguard.so.0 $(B)/dist/libtaintguard.a $(B)/taintguard.pc
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(B)/libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so.0
 	ln -sf libtaintguard.so.0 $(DESTDIR)$(LIBDIR)/libtaintguard.so
-	install -m 644 $(B)/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
+	install -m 644 $(B)/dist/libtaintguard.a $(DESTDIR)$(LIBDIR)/libtaintguard.a
 	install -m 644 lib/taintguard.h $(DESTDIR)$(INCLUDEDIR)/taintguard.h
 	install -m 644 $(B)/taintguard.pc $(DESTDIR)$(PKGCONFIGDIR)/taintguard.pc
 

@@ -45,6 +45,13 @@ check "example.c compiles and links against the installed library" \
 	cc -std=c11 -Wall -Wextra -Werror -o "$T/example" tests/library/example.c $FLAGS
 check "the program loads the installed libtaintguard.so.0" \
 	bash -c "LD_LIBRARY_PATH='$T/usr/lib' ldd '$T/example' | grep -q '$T/usr/lib/libtaintguard.so.0'"
+# The static archive defines no global symbol the header does not declare
+# (a program's own strf or grow_array would otherwise replace the library's).
+nm --defined-only "$T/usr/lib/libtaintguard.a" 2>/dev/null | awk '$2 ~ /^[A-Z]$/ { print $3 }' |
+	sort -u >"$T/static.globals"
+check "the .a's global symbols are the header's functions ($(wc -l <"$T/static.globals") of them)" \
+	cmp -s "$T/declared" "$T/static.globals"
+
 MODS="lve.ko gplok.ko propplain.ko gplimp.ko propexp.ko notlve.ko"
 (cd tests/modules/out && LD_LIBRARY_PATH="$T/usr/lib" "$T/example" "$K" $MODS) >"$T/lib.out" 2>"$T/lib.err"
 check "the program judges the test modules (exit 0)" test $? -eq 0 -a -s "$T/lib.out"
@@ -57,6 +64,25 @@ for v in json.load(open(sys.argv[1])):
     print(v["action"], v["taint"] or "-", state, v["path"])
 PY
 check "its verdicts equal taintguard check's ($(tr '\n' ';' <"$T/lib.out"))" cmp -s "$T/lib.out" "$T/check.out"
+
+# The same program linked statically, beside names the library uses inside
+# (util/'s strf, strv_push, buf_put_u32, grow_array; lib's tg_fail), each of
+# which aborts: the library must keep calling its own.
+cat >"$T/clash.c" <<'C'
+#include <stdlib.h>
+char *strf(void) { abort(); }
+int strv_push(void) { abort(); }
+int buf_put_u32(void) { abort(); }
+int grow_array(void) { abort(); }
+int tg_fail(void) { abort(); }
+C
+# shellcheck disable=SC2046
+check "example.c with its own strf/strv_push/buf_put_u32/grow_array/tg_fail links the .a statically" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$T/example-static" tests/library/example.c "$T/clash.c" \
+	-I"$T/usr/include" "$T/usr/lib/libtaintguard.a" \
+	$(pkg-config --libs --static taintguard | sed 's/-L[^ ]*//; s/-ltaintguard//')
+(cd tests/modules/out && "$T/example-static" "$K" $MODS) >"$T/static.out" 2>"$T/static.err"
+check "statically linked, its verdicts equal taintguard check's too" cmp -s "$T/static.out" "$T/check.out"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
