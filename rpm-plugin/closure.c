@@ -22,6 +22,7 @@
 #include <rpm/rpmdb.h>
 #include <rpm/rpmds.h>
 #include <rpm/rpmfiles.h>
+#include <rpm/rpmstrpool.h>
 #include <rpm/rpmts.h>
 #include <rpm/rpmte.h>
 
@@ -59,6 +60,7 @@ struct cl_removed {
 
 struct tgp_closure {
 	rpmts ts;
+	rpmstrPool pool;	/* the sets' strings (not frozen, see sets_of()) */
 	struct cl_elem *e;
 	size_t n;
 	struct cl_key *reqs, *provs;	/* sorted by name */
@@ -103,6 +105,10 @@ struct tgp_closure *tgp_closure_new(rpmts ts)
 		return NULL;
 	}
 	cl->ts = ts;
+	if (!(cl->pool = rpmstrPoolCreate())) {
+		tgp_closure_free(cl);
+		return NULL;
+	}
 	for (int i = 0; i < n; i++) {
 		rpmte te = rpmtsElement(ts, i);
 
@@ -140,6 +146,7 @@ void tgp_closure_free(struct tgp_closure *cl)
 	free(cl->queue);
 	keys_free(cl->reqs, cl->n_reqs);
 	keys_free(cl->provs, cl->n_provs);
+	rpmstrPoolFree(cl->pool);
 	free(cl);
 }
 
@@ -198,12 +205,14 @@ static int add_leaves(struct tgp_closure *cl, size_t *cap, rpmds dep, size_t ele
 /*
  * The element's requirements and provides: from its header when scan.c read
  * one; else rpm's sets, if it still has them, or at least its own name.
+ * In a pool that stays open: the parts of a rich requirement are added to
+ * its pool, and a frozen one (rpmdsNew's own) gives them no names.
  */
-static void sets_of(struct cl_elem *e)
+static void sets_of(struct cl_elem *e, rpmstrPool pool)
 {
 	if (e->h) {
-		e->req = rpmdsNew(e->h, RPMTAG_REQUIRENAME, 0);
-		e->prov = rpmdsNew(e->h, RPMTAG_PROVIDENAME, 0);
+		e->req = rpmdsNewPool(pool, e->h, RPMTAG_REQUIRENAME, 0);
+		e->prov = rpmdsNewPool(pool, e->h, RPMTAG_PROVIDENAME, 0);
 		e->own_ds = true;
 		return;
 	}
@@ -213,7 +222,8 @@ static void sets_of(struct cl_elem *e)
 		return;
 	e->own_ds = true;
 	e->req = rpmdsLink(e->req);
-	e->prov = rpmdsSingle(RPMTAG_PROVIDENAME, rpmteN(e->te), rpmteEVR(e->te), RPMSENSE_EQUAL);
+	e->prov = rpmdsSinglePool(pool, RPMTAG_PROVIDENAME, rpmteN(e->te), rpmteEVR(e->te),
+				  RPMSENSE_EQUAL);
 }
 
 static int index_elem(struct tgp_closure *cl, size_t i, size_t *rcap, size_t *pcap)
@@ -221,7 +231,7 @@ static int index_elem(struct tgp_closure *cl, size_t i, size_t *rcap, size_t *pc
 	struct cl_elem *e = &cl->e[i];
 	int ix;
 
-	sets_of(e);
+	sets_of(e, cl->pool);
 	for (rpmdsInit(e->req); (ix = rpmdsNext(e->req)) >= 0;)
 		if (!skipped_dep(e->req) && add_leaves(cl, rcap, e->req, i, ix) < 0)
 			return -1;
