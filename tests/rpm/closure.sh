@@ -134,8 +134,10 @@ clroot
 t=$SECONDS
 rpmx -i "$(P kmod-lve)" "$(P kmod-good)" "$RPMS"/many-[0-9]*-1.0-1.noarch.rpm
 check "1,000 dependents: kmod-good only, in $((SECONDS - t)) s" test "$(db)" = "cl-base-1.0-1 kmod-good-1.0-1 "
-check "1,000 dependents: each said once" bash -c "test \$(grep -c 'many-[0-9]*-1.0-1.noarch: not installed: needs kmod-lve, which taintguard refused' <<<\"\$0\") = $N &&
-	test \$(grep -o 'many-[0-9]*-1.0-1.noarch: not installed' <<<\"\$0\" | sort -u | wc -l) = $N" "$OUT"
+# (the output is too long for one argument of bash -c)
+said=$(grep -c 'many-[0-9]*-1.0-1.noarch: not installed: needs kmod-lve, which taintguard refused' <<<"$OUT" || true)
+uniq=$(grep -o 'many-[0-9]*-1.0-1.noarch: not installed' <<<"$OUT" | sort -u | wc -l)
+check "1,000 dependents: each said once ($said lines, $uniq packages)" test "$said" = $N -a "$uniq" = $N
 check "1,000 dependents: rpm -Va --nofiles clean, no line over 160" test -z "$(unmet)" -a "$(longest)" -le 160
 
 # --- C5. all or nothing --------------------------------------------------------------------
