@@ -788,6 +788,25 @@ static rpmRC veto(struct tgp_state *st, struct gpkg *p)
 	return RPMRC_OK;
 }
 
+bool tgp_guard_denies(struct tgp_state *st, rpmte te)
+{
+	struct tgp_guard *g = st->guard;
+
+	for (size_t i = 0; g && i < g->n_pkgs; i++)
+		if (g->pkgs[i].te == te)
+			return g->pkgs[i].action == TG_ACTION_DENY && st->mode == TGP_ENFORCE;
+	return false;
+}
+
+void tgp_guard_report_denied(struct tgp_state *st)
+{
+	struct tgp_guard *g = st->guard;
+
+	for (size_t i = 0; g && i < g->n_pkgs; i++)
+		if (g->pkgs[i].action == TG_ACTION_DENY && !st->test)
+			tgp_guard_report(st, &g->pkgs[i], true);
+}
+
 rpmRC tgp_guard_psm_pre(struct tgp_state *st, rpmte te)
 {
 	struct tgp_guard *g = st->guard;

@@ -331,11 +331,14 @@ void tgp_report(struct tgp_state *st, struct tgp_pkg *pkg, bool refuse)
 			"taintguard: judged with the built-in policy: %s could not be loaded\n",
 			st->policy_path);
 	if (refuse && pkg->action == TG_ACTION_DENY)
+	{
+		/* two lines: each fits a terminal (at most 160 columns with rpm's prefix) */
 		tgp_say(st, RPMLOG_ERR, echo, "taintguard: to install %s anyway, add an exception "
-			"(package: \"%s\", module: \"%s\", action: mark, justification: ...) to %s, "
-			"or set the rpm macro _taintguard_mode to warn (rpm --define "
-			"'_taintguard_mode warn'); details: taintguard explain %s.rpm\n",
-			pkg->nevra, pkg->name, firstmod ? firstmod : "*", pol, pkg->nevra);
+			"(package: \"%s\", module: \"%s\", action: mark, justification: ...)\n",
+			pkg->nevra, pkg->name, firstmod ? firstmod : "*");
+		tgp_say(st, RPMLOG_ERR, echo, "taintguard: to %s, or use --define "
+			"'_taintguard_mode warn'; details: taintguard explain %s.rpm\n", pol, pkg->nevra);
+	}
 	else if (pkg->action != TG_ACTION_ALLOW && !st->test)
 		rpmlog(RPMLOG_WARNING, "taintguard: details: taintguard explain %s\n", pkg->name);
 }

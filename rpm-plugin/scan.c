@@ -226,6 +226,7 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 		if (fd && !(h = reread(ts, te, fd, &types)))
 			rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot read its header again: only files "
 			       "named or placed as modules are checked\n", rpmteNEVRA(te));
+		tgp_closure_header(st->closure, te, h);	/* its requirements and provides */
 		pkg_files_scan(files, types, &f);
 		rpmfilesFree(files);
 		/* the common case: costs a header read; without a package file, see psm_pre */

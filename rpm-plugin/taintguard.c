@@ -90,6 +90,19 @@ static void read_kernel_update(struct tgp_state *st)
 	free(v);
 }
 
+/* %_taintguard_refuse_scope: "package" (default) or "transaction" (all or nothing). */
+static void read_scope(struct tgp_state *st)
+{
+	char *v = macro("_taintguard_refuse_scope");
+
+	if (v && strcmp(v, "package") && strcmp(v, "transaction"))
+		rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_refuse_scope '%s' is not package or "
+		       "transaction; using transaction\n", v);
+	/* a typo must not weaken an all-or-nothing setting */
+	st->scope = v && strcmp(v, "package") ? TGP_SCOPE_TRANSACTION : TGP_SCOPE_PACKAGE;
+	free(v);
+}
+
 static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	/* distribution kernel packages carry up to ~6,000 modules */
@@ -133,6 +146,7 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 	read_count("_taintguard_jobs", 16, &jobs);
 	st->jobs = (unsigned)jobs;
 	read_kernel_update(st);
+	read_scope(st);
 	st->statedir = macro("_taintguard_statedir");
 	if (!st->statedir)
 		st->statedir = strdup(TG_LOCALSTATEDIR);
@@ -227,11 +241,80 @@ static void taintguard_cleanup(rpmPlugin plugin)
 		return;
 	tgp_reset(st);
 	tgp_guard_reset(st);
+	tgp_closure_free(st->closure);
 	tg_ctx_free(st->ctx);	/* and the policy */
 	free(st->policy_path);
 	free(st->statedir);
 	free(st);
 	state_set(plugin, NULL);
+}
+
+/* Refused by its own verdict, judged in tsm_pre (a backstop refusal comes later). */
+static bool denied_now(const struct tgp_state *st, const struct tgp_pkg *p)
+{
+	return st->mode == TGP_ENFORCE &&
+	       ((p->scanned && p->action == TG_ACTION_DENY) || p->kdeny);
+}
+
+/*
+ * Every refusal known before the first element is processed, and the added
+ * elements that need what they provide: rpm orders providers first, but in
+ * a dependency loop a requirer can come first, so all of it is decided here.
+ */
+static void refusals_known(struct tgp_state *st, rpmts ts)
+{
+	rpmtsi pi;
+	rpmte te;
+
+	st->first_refused = NULL;
+	if (st->mode != TGP_ENFORCE)
+		return;
+	pi = rpmtsiInit(ts);
+	while ((te = rpmtsiNext(pi, TR_ADDED)) != NULL) {
+		struct tgp_pkg *p = tgp_pkg_find(st, te);
+
+		if (!(p && denied_now(st, p)) && !tgp_guard_denies(st, te))
+			continue;
+		tgp_closure_refuse(st->closure, te);
+		if (!st->first_refused)
+			st->first_refused = te;
+	}
+	rpmtsiFree(pi);
+	tgp_closure_run(st->closure);
+}
+
+/* A refusal that came later (the backstop, psm_pre): its dependents not yet processed. */
+static void refusals_late(struct tgp_state *st)
+{
+	bool more = false;
+
+	for (size_t i = 0; i < st->n_pkgs; i++)
+		if (st->pkgs[i].refused)
+			more |= tgp_closure_refuse(st->closure, st->pkgs[i].te);
+	if (more)
+		tgp_closure_run(st->closure);
+}
+
+/*
+ * %_taintguard_refuse_scope transaction: the refused packages' reasons, then
+ * one line that says nothing is installed and why.  tsm_pre fails before any
+ * scriptlet, file or rpmdb change, in a test transaction too.
+ */
+static rpmRC refuse_transaction(struct tgp_state *st)
+{
+	rpmte first = st->first_refused;
+	struct tgp_pkg *p = tgp_pkg_find(st, first);
+	size_t more = tgp_closure_say_all(st->closure, st, RPMLOG_ERR);
+
+	for (size_t i = 0; i < st->n_pkgs; i++)
+		if (denied_now(st, &st->pkgs[i]) && st->pkgs[i].scanned)
+			tgp_report(st, &st->pkgs[i], true);
+	tgp_guard_report_denied(st);
+	tgp_say(st, RPMLOG_ERR, true, "taintguard: nothing installed: %s is refused%s and "
+		"%%_taintguard_refuse_scope is transaction%s\n", rpmteNEVRA(first),
+		p && p->kdeny ? " (kernel update)" : "",
+		more ? " (and the packages above that need it)" : "");
+	return RPMRC_FAIL;
 }
 
 static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
@@ -242,6 +325,8 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	size_t n = 0;
 
 	tgp_reset(st);
+	tgp_closure_free(st->closure);	/* its elements were another transaction's */
+	st->closure = NULL;
 	if (rpmtsFlags(ts) & RPMTRANS_FLAG_BUILD_PROBS)
 		return RPMRC_OK;
 	if (tgp_begin(st) < 0)
@@ -256,6 +341,10 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	if (st->mode == TGP_OFF)
 		return RPMRC_OK;	/* records of erased packages still go */
 
+	/* before the prescan, which hands it the headers it reads */
+	if (st->mode == TGP_ENFORCE && !(st->closure = tgp_closure_new(ts)))
+		rpmlog(RPMLOG_ERR, "taintguard: out of memory; packages that need a refused "
+		       "package are not left out\n");
 	tgp_prescan(st, ts);
 	judge = calloc(st->n_pkgs ? st->n_pkgs : 1, sizeof(*judge));
 	for (size_t i = 0; judge && i < st->n_pkgs; i++)
@@ -275,10 +364,15 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	}
 	free(judge);
 	tgp_guard_check(st, ts);
-	if (st->test)	/* psm/fsm hooks never run: report here */
+	refusals_known(st, ts);
+	if (st->scope == TGP_SCOPE_TRANSACTION && st->mode == TGP_ENFORCE && st->first_refused)
+		return refuse_transaction(st);
+	if (st->test) {	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)
 			if (st->pkgs[i].scanned && st->pkgs[i].action != TG_ACTION_ALLOW)
 				tgp_report(st, &st->pkgs[i], st->mode == TGP_ENFORCE);
+		tgp_closure_say_all(st->closure, st, RPMLOG_ERR);
+	}
 	return RPMRC_OK;
 }
 
@@ -314,6 +408,19 @@ static void types_now(struct tgp_pkg *pkg, rpmte te)
 	headerFree(h);
 }
 
+/* @te needs what taintguard refused: said once, failed at every call. */
+static bool left_out(struct tgp_state *st, rpmte te)
+{
+	const char *why;
+
+	refusals_late(st);
+	if (!tgp_closure_left_out(st->closure, te))
+		return false;
+	if ((why = tgp_closure_say(st->closure, te)) != NULL)
+		tgp_say(st, RPMLOG_ERR, true, "%s\n", why);
+	return true;
+}
+
 static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 {
 	struct tgp_state *st = state_get(plugin);
@@ -323,6 +430,8 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 
 	st->chrooted = true;	/* psm, scriptlet and fsm hooks run inside the root */
 	st->cur = NULL;
+	if (rpmteType(te) == TR_ADDED && guard != RPMRC_FAIL && left_out(st, te))
+		return RPMRC_FAIL;
 	if (rpmteType(te) != TR_ADDED || (pkg = tgp_pkg_find(st, te)) == NULL)
 		return guard;
 	st->cur = pkg;		/* for the backstop: fsm hooks run in the install stage only */
@@ -373,6 +482,7 @@ static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int 
 	const size_t plen = sizeof(pfx) - 1;
 	struct tgp_state *st = state_get(plugin);
 	size_t len = s_name ? strlen(s_name) : 0;
+	rpmte te;
 
 	if (!st || st->mode != TGP_ENFORCE || len <= plen + 1 ||
 	    strncmp(s_name, pfx, plen) != 0 || s_name[len - 1] != ')')
@@ -388,6 +498,10 @@ static rpmRC taintguard_scriptlet_pre(rpmPlugin plugin, const char *s_name, int 
 		if (p->kdeny)	/* a kernel %_taintguard_kernel_update deny stops */
 			return tgp_kupdate_psm_pre(st, p);
 	}
+	/* one that needs a refused package: its %pretrans must not run either */
+	if ((te = tgp_closure_find(st->closure, s_name + plen, len - plen - 1)) != NULL &&
+	    left_out(st, te))
+		return RPMRC_FAIL;
 	/* a package the guard refuses (guard.c) */
 	return tgp_guard_scriptlet_pre(st, s_name + plen, len - plen - 1);
 }
@@ -485,6 +599,8 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmte te;
 
 	tgp_guard_reset(st);
+	tgp_closure_free(st->closure);
+	st->closure = NULL;
 	if (!st->root || st->test) {
 		tgp_reset(st);
 		return RPMRC_OK;

@@ -16,6 +16,8 @@
 #pragma GCC visibility push(hidden)
 
 enum tgp_mode { TGP_ENFORCE, TGP_WARN, TGP_OFF };
+/* %_taintguard_refuse_scope: what a refusal takes with it */
+enum tgp_scope { TGP_SCOPE_PACKAGE, TGP_SCOPE_TRANSACTION };
 
 /* A module file of a package, read from the payload or from disk. */
 struct tgp_mod {
@@ -68,6 +70,7 @@ struct tgp_state {
 	bool policy_fallback;	/* it failed: built-in policy in use */
 	char *statedir;
 	bool kernel_deny;	/* %_taintguard_kernel_update deny */
+	enum tgp_scope scope;	/* %_taintguard_refuse_scope */
 
 	bool test;		/* RPMTRANS_FLAG_TEST: report only */
 	char *root;		/* rpmtsRootDir at tsm_pre */
@@ -85,6 +88,9 @@ struct tgp_state {
 	bool unchecked_said;	/* "not fully checked" said for this transaction */
 	/* files that would switch taintguard off, per added package (guard.c) */
 	struct tgp_guard *guard;
+	/* the added packages a refusal leaves without a requirement (closure.c) */
+	struct tgp_closure *closure;
+	rpmte first_refused;	/* known in tsm_pre: %_taintguard_refuse_scope transaction */
 };
 
 /* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
@@ -124,6 +130,29 @@ void tgp_guard_reset(struct tgp_state *st);
 void tgp_kupdate(struct tgp_state *st, rpmts ts);
 /* psm_pre of a kernel package that %_taintguard_kernel_update deny stops. */
 rpmRC tgp_kupdate_psm_pre(struct tgp_state *st, struct tgp_pkg *pkg);
+
+/*
+ * closure.c: the added elements that need what taintguard refused.  Refuse
+ * with tgp_closure_refuse(), then tgp_closure_run() leaves out, transitively,
+ * every element with a requirement nothing that stays provides.
+ */
+struct tgp_closure *tgp_closure_new(rpmts ts);
+void tgp_closure_free(struct tgp_closure *cl);
+/* @te's header (tsm_pre): rpm no longer holds the element's dependency sets */
+void tgp_closure_header(struct tgp_closure *cl, rpmte te, Header h);
+/* false: not an added element, or refused already */
+bool tgp_closure_refuse(struct tgp_closure *cl, rpmte te);
+/* the number of elements newly left out */
+size_t tgp_closure_run(struct tgp_closure *cl);
+bool tgp_closure_left_out(struct tgp_closure *cl, rpmte te);
+const char *tgp_closure_say(struct tgp_closure *cl, rpmte te);
+rpmte tgp_closure_find(struct tgp_closure *cl, const char *nevra, size_t len);
+size_t tgp_closure_say_all(struct tgp_closure *cl, struct tgp_state *st, int lvl);
+
+/* guard.c: @te is an added element the guard refuses (enforce mode) */
+bool tgp_guard_denies(struct tgp_state *st, rpmte te);
+/* the findings of every package the guard refuses (tsm_pre, all or nothing) */
+void tgp_guard_report_denied(struct tgp_state *st);
 
 /* client.c: an application (dnf5) that keeps rpmlog lines from the terminal */
 bool tgp_client_hides_log(void);

@@ -274,6 +274,12 @@ pkg tg-badsig 1.0 "sig/dummy_modified.ko:$MD/tgdummy.ko"
 # (the test root has only dash: copy with builtins)
 pkg tg-swap 1.0 "" --define 'pre_extra while IFS= read -r l; do echo "$l"; done </etc/tg-allow.yaml >/etc/tg-policy.yaml'
 
+# TG_RPM_ONLY=closure: the dependency closure part only (tests/rpm/closure.sh)
+if [ "${TG_RPM_ONLY:-}" = closure ]; then
+	. tests/rpm/closure.sh
+	finish
+fi
+
 # --- 1. a package with the lve module is refused, nothing left behind ------------
 mkroot
 rpmx -ivh "$(P tg-lve)"
@@ -989,4 +995,5 @@ check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
 	bash -c "! grep -q 'tg-kernel' '$R/var/tmp/tgtest-scriptlets.log' 2>/dev/null && test ! -e '$R/boot/vmlinuz-$K'"
 [ "$RC" != 0 ] || show
 
+. tests/rpm/closure.sh
 finish
