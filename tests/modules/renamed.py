@@ -44,14 +44,27 @@ def installed():
 
 
 def shadow(tmp, d):
-    """Keep D's files at TMP/orig-D and lay a tmpfs of links to them over D."""
+    """Keep D's files at TMP/orig-D, read-only, and lay a tmpfs of links to them over D.
+
+    Read-only, and unmounted before TMP is removed (unshadow()): a removal
+    that walked into the bind mount would delete the host's real files.
+    """
     keep = tmp + "/orig" + d.replace("/", "-")
     os.makedirs(keep)
     subprocess.run(["mount", "--bind", d, keep], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", keep], check=True)
     subprocess.run(["mount", "-t", "tmpfs", "tmpfs", d], check=True)
     for f in os.listdir(keep):
         os.symlink(keep + "/" + f, d + "/" + f)
     return keep
+
+
+def unshadow(tmp, d):
+    """Undo shadow(): the tmpfs first, then the bind mount; only then may TMP go."""
+    keep = tmp + "/orig" + d.replace("/", "-")
+    subprocess.run(["umount", d], check=True)
+    subprocess.run(["umount", keep], check=True)
+    os.rmdir(keep)
 
 
 def rename(keep_boot, keep_mods, rel, new):
@@ -82,8 +95,11 @@ def judge(args):
 kernels = installed()
 if not kernels:
     print("# no Debian 6.1 or 6.12 kernel with its files installed: nothing to compare")
-with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
-    keep_boot, keep_mods = shadow(tmp, "/boot"), shadow(tmp, "/lib/modules")
+if os.environ.get("TG_RENAMED_NS") != "1":
+    sys.exit("renamed.py: run it through renamed.sh (a private mount namespace)")
+tmp = tempfile.mkdtemp()    # never removed recursively: it holds bind mounts
+keep_boot, keep_mods = shadow(tmp, "/boot"), shadow(tmp, "/lib/modules")
+with ThreadPoolExecutor(2) as pool:
     for series, rel in sorted(kernels.items()):
         cases = [c for c in read_cases(cases_path, rel) if "skip" not in c]
         original = list(pool.map(judge, [(rel, c) for c in cases]))
@@ -99,5 +115,8 @@ with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
                 else:
                     failed += 1
                     print("not ok - %s\n#   original %r\n#   renamed  %r" % (what, want, got))
+unshadow(tmp, "/lib/modules")
+unshadow(tmp, "/boot")
+os.rmdir(tmp)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

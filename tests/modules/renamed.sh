@@ -10,4 +10,4 @@ OUT=${TG_MODULES_OUT:-tests/modules/out}
 tests/modules/build.sh "$OUT" >/dev/null
 # the names exist only in this private mount namespace
 [ "$(id -u)" = 0 ] || { echo "renamed: needs root (a private mount namespace)"; exit 77; }
-exec unshare -m --propagation private python3 tests/modules/renamed.py "$B/taintguard" "$OUT" tests/modules/cases.tsv
+TG_RENAMED_NS=1 exec unshare -m --propagation private python3 tests/modules/renamed.py "$B/taintguard" "$OUT" tests/modules/cases.tsv
