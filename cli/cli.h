@@ -107,6 +107,7 @@ int cmd_audit_exec(int argc, char **argv);
 
 int cmd_check(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_status(int argc, char **argv);

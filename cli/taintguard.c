@@ -19,6 +19,7 @@ static const struct {
 	{ "explain", cmd_explain, "the full explanation of a verdict: a marked package, or a file" },
 	{ "status", cmd_status, "list installed packages and DKMS modules taintguard marked" },
 	{ "policy", cmd_policy, "validate or show a policy" },
+	{ "kernel", cmd_kernel, "show what a kernel's module loader does, read from its files" },
 };
 
 static void usage(FILE *out)

@@ -3,7 +3,7 @@ _taintguard()
 {
 	local cur prev words cword
 	_init_completion || return
-	local cmds="check audit explain status policy"
+	local cmds="check audit explain status policy kernel"
 	if [[ $cword -eq 1 ]]; then
 		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
 		return
@@ -43,6 +43,16 @@ _taintguard()
 	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --metalink --mirrorlist --ca-cert --cache --no-cache --jobs --max-module-size --limit --quiet --verbose --help" ;;
 	status) opts="--root --dbpath --format --check --skip --accept --verbose --help" ;;
 	explain) opts="--root --help" ;;
+	kernel)
+		if [[ $cword -eq 2 ]]; then
+			COMPREPLY=($(compgen -W "show" -- "$cur"))
+			return
+		fi
+		if [[ $cur != -* ]]; then
+			COMPREPLY=($(compgen -W "$(ls /lib/modules 2>/dev/null)" -- "$cur"))
+			return
+		fi
+		opts="--root --json --help" ;;
 	policy)
 		if [[ $cword -eq 2 ]]; then
 			COMPREPLY=($(compgen -W "check show sync" -- "$cur"))

@@ -33,6 +33,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k->config_path);
 	free(k->vermagic);
 	free(k->vermagic_source);
+	free(k->this_module_size_source);
 	strv_free_array(k->trusted_keys, k->n_trusted_keys);
 	free(k->trusted_keys_source);
 	free(k->image_path);
@@ -155,6 +156,9 @@ static void kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
 	k->force_load = tristate(c, CFG_MODULE_FORCE_LOAD);
 	k->allow_missing_ns = tristate(c, CFG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS);
 	k->livepatch = tristate(c, CFG_LIVEPATCH);
+	k->platform_keyring = tristate(c, CFG_INTEGRITY_PLATFORM_KEYRING);
+	k->rhel_differences = tristate(c, CFG_RHEL_DIFFERENCES);
+	k->suse_supported = tristate(c, CFG_SUSE_KERNEL_SUPPORTED);
 	/* renamed MITIGATION_RETPOLINE in 6.9 */
 	k->retpoline = c ? (c->on[CFG_RETPOLINE] || c->on[CFG_MITIGATION_RETPOLINE] ? TG_YES : TG_NO)
 			 : TG_UNKNOWN;

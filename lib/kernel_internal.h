@@ -73,6 +73,10 @@ enum cfg_key {
 	CFG_MODULE_COMPRESS_GZIP,
 	CFG_MODULE_COMPRESS_XZ,
 	CFG_MODULE_COMPRESS_ZSTD,
+	/* vendors' loader changes and keyrings (loader_facts.c) */
+	CFG_INTEGRITY_PLATFORM_KEYRING,
+	CFG_RHEL_DIFFERENCES,
+	CFG_SUSE_KERNEL_SUPPORTED,
 	CFG__N
 };
 

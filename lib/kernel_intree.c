@@ -153,8 +153,12 @@ static int learn_from_module(struct tg_kernel *k, const char *path, const struct
 		if (!k->vermagic || !k->vermagic_source)
 			return -ENOMEM;
 	}
-	if (!k->this_module_size && m->this_module_size)
+	if (!k->this_module_size && m->this_module_size) {
 		k->this_module_size = m->this_module_size;
+		k->this_module_size_source = strdup(path);
+		if (!k->this_module_size_source)
+			return -ENOMEM;
+	}
 	if (sig->present && !sig->malformed && sig->signer && sig->key_id) {
 		char *id = strf("%s/%s", sig->signer, sig->key_id);
 		int r = id ? strv_push_unique(keys, id) : -ENOMEM;

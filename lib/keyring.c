@@ -26,6 +26,7 @@
 #include <openssl/x509v3.h>
 
 #include "keyring.h"
+#include "loader_facts.h"
 
 static void cert_free(struct tg_cert *c)
 {
@@ -309,7 +310,9 @@ static int add_image(struct tg_keyring *kr, const void *img, size_t len, const c
 	char *how = NULL;
 	int r;
 
-	r = tg_kimage_cert_list(img, len, label, map, maplen, lim, &list, &llen, &how, e);
+	r = tg_kimage_cert_list(img, len, label, map, maplen, lim, &list, &llen, &how, &kr->lf_bits, e);
+	if (map)
+		kr->lf_bits |= tg_lf_scan_sysmap(map, maplen);
 	if (r == 0) {
 		r = tg_keyring_add_list(kr, list, llen, label);
 		if (r == 0)
@@ -375,6 +378,23 @@ int tg_keyring_ensure(struct tg_keyring *kr, struct tg_error *err)
 	r = kr->load_err;
 	pthread_mutex_unlock(&kr->lock);
 	return r < 0 ? tg_fail(err, r, "%s", kr->load_msg) : 0;
+}
+
+unsigned tg_keyring_loader_bits(struct tg_keyring *kr, char *why, size_t len)
+{
+	struct tg_error e = { 0 };
+
+	if (!kr) {
+		snprintf(why, len, "no image");
+		return 0;
+	}
+	if (kr->lazy)
+		tg_keyring_ensure(kr, &e);
+	/* a list without certificates still leaves the image searched */
+	if (!(kr->lf_bits & TG_LF_SCANNED))
+		snprintf(why, len, "%s", e.msg[0] ? e.msg : kr->load_msg[0] ? kr->load_msg :
+			 "image not read");
+	return kr->lf_bits;
 }
 
 int tg_keyring_load_image(const char *image, const char *sysmap, const struct tg_limits *lim,

@@ -47,17 +47,27 @@ struct tg_keyring {
 	struct tg_cert *certs;
 	size_t n, cap;
 	struct strv skipped;		/* certificates the kernel would not load, and why */
+	/*
+	 * The image's other facts, read in the same decoding: the loader's
+	 * messages found in it and the System.map symbols (loader_facts.h bits).
+	 */
+	unsigned lf_bits;
 };
 
 /* kimage_certs.c: the system certificate list of a kernel image (see there). */
 int tg_kimage_cert_list(const void *data, size_t len, const char *label, const char *sysmap,
 			size_t maplen, const struct tg_limits *lim, unsigned char **list,
-			size_t *list_len, char **how, struct tg_error *err);
+			size_t *list_len, char **how, unsigned *lf_bits, struct tg_error *err);
 
 /* keyring.c (tg_keyring_lazy() is in internal.h) */
 /* Read a lazy keyring now (once; later calls return the first result). */
 int tg_keyring_ensure(struct tg_keyring *kr, struct tg_error *err);
 double tg_keyring_load_ms(const struct tg_keyring *kr);
+/*
+ * The loader facts of the image (loader_facts.h bits, TG_LF_SCANNED when it
+ * was searched), reading it now if it was not; @why says why not, if not.
+ */
+unsigned tg_keyring_loader_bits(struct tg_keyring *kr, char *why, size_t len);
 /* Add the certificates of a kernel-style list (DER certificates back to back). */
 int tg_keyring_add_list(struct tg_keyring *kr, const unsigned char *p, size_t len, const char *label);
 const struct tg_cert *tg_keyring_by_serial(const struct tg_keyring *kr, const unsigned char *issuer,

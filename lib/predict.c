@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "keyring.h"
+#include "loader_facts.h"
 #include "module_internal.h"
 #include "predict.h"
 
@@ -53,6 +54,8 @@ struct state {
 	bool sig_ok;
 	char sig_why[512];	/* why the signature does not count (E), when it does not */
 	const char *p_inherited_from;	/* P came from a proprietary provider's symbol */
+	struct tg_loader_facts lf;	/* the target's loader, read from its files */
+	unsigned assumed_noted;		/* rules whose release fallback the verdict names */
 };
 
 static int add_taint(struct state *s, unsigned bit, bool module, bool global, int step)
@@ -67,6 +70,26 @@ static int add_taint(struct state *s, unsigned bit, bool module, bool global, in
 static bool is_yes(int tristate)
 {
 	return tristate == TG_YES;
+}
+
+/*
+ * Does the target's loader have rule @id?  Its files say (loader_facts.c);
+ * where none answers the release does, and when the rule decides something
+ * for this module (@matters) the verdict says it was assumed.  No kernel:
+ * the newest rules.
+ */
+static bool loader_has(struct state *s, enum tg_lf id, bool matters)
+{
+	char *why;
+
+	if (!s->k)
+		return true;
+	if (matters && !(s->assumed_noted & (1u << id)) && (why = tg_lf_assumed(&s->lf, id))) {
+		s->assumed_noted |= 1u << id;
+		tg_verdict_add_note(s->v, "%s", why);
+		free(why);
+	}
+	return tg_lf_on(&s->lf, id);
 }
 
 /* Kernel features default to Debian/Fedora practice when the config is unknown. */
@@ -277,12 +300,16 @@ static int refuse_twice(struct state *s, size_t n, const char *what)
 
 static int check_elf(struct state *s)
 {
-	bool since_6_4 = !s->kv || s->kv >= TG_KVER(6, 4, 0);	/* unknown: newest rules */
+	const struct tg_module *m = s->m;
+	bool unique = loader_has(s, TG_LF_ELF_UNIQUE, m->n_modinfo_sections > 1 ||
+				 m->n_symtab_sections > 1 || m->n_this_module_sections > 1);
+	bool sized = loader_has(s, TG_LF_MODSTRUCT_CHECK, s->k && s->k->this_module_size &&
+				m->this_module_size && m->this_module_size != s->k->this_module_size);
 	/*
-	 * String tables typed SHT_STRTAB: 6.12.95 does not check, 7.2.13 and 7.3.4 do; the
-	 * release in between that started is not pinned down (docs/loader-rules.md#r3).
+	 * String tables typed SHT_STRTAB: 6.12.95 does not check, 7.2.13 and 7.3.4 do
+	 * (docs/loader-rules.md#r3); the image's message says which.
 	 */
-	bool since_7_2 = !s->kv || s->kv >= TG_KVER(7, 2, 0);
+	bool typed = loader_has(s, TG_LF_STRTAB_TYPED, m->shstrtab_untyped || m->strtab_untyped);
 	int r = 0;
 
 	if (reaches_kernel_compressed(s))
@@ -308,21 +335,21 @@ static int check_elf(struct state *s)
 	 * 6.4 added the uniqueness checks and the struct module size check; older
 	 * loaders use the first section found, and module_layout's CRC did the rest.
 	 */
-	if (r == 0 && since_7_2 && s->m->shstrtab_untyped)
+	if (r == 0 && typed && s->m->shstrtab_untyped)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 			"invalid module: the section name table is not a string table "
 			"(SHT_STRTAB; refused since kernel 7.2 at the latest)");
-	if (r == 0 && since_6_4)
+	if (r == 0 && unique)
 		r = refuse_twice(s, s->m->n_modinfo_sections, ".modinfo section");
-	if (r == 0 && since_6_4)
+	if (r == 0 && unique)
 		r = refuse_twice(s, s->m->n_symtab_sections, "symbol table");
-	if (r == 0 && since_7_2 && s->m->strtab_untyped)
+	if (r == 0 && typed && s->m->strtab_untyped)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf", NULL,
 			"invalid module: the symbol table's string table is not a string table "
 			"(SHT_STRTAB; refused since kernel 7.2 at the latest)");
-	if (r == 0 && since_6_4)
+	if (r == 0 && unique)
 		r = refuse_twice(s, s->m->n_this_module_sections, ".gnu.linkonce.this_module section");
-	if (r == 0 && since_6_4 && s->k && s->k->this_module_size && s->m->this_module_size &&
+	if (r == 0 && sized && s->k && s->k->this_module_size && s->m->this_module_size &&
 	    s->m->this_module_size != s->k->this_module_size)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "struct-module-mismatch",
 			"rebuild the module against the target kernel's headers",
@@ -387,9 +414,10 @@ static int refuse_livepatch(struct state *s)
 		{ "intree", false, TG_TAINT_OOT, 'O', "out-of-tree module: tainted before the livepatch check refused it" },
 		{ "staging", true, TG_TAINT_CRAP, 'C', "staging driver: tainted before the livepatch check refused it" },
 	};
+	bool late = loader_has(s, TG_LF_LATE_TAINTS, true);
 	size_t n;
 
-	for (size_t i = 0; s->kv && s->kv < TG_KVER(6, 4, 0) && i < TG_ARRAY_SIZE(early); i++) {
+	for (size_t i = 0; !late && i < TG_ARRAY_SIZE(early); i++) {
 		if (tg_module_has(s->m, early[i].key) != early[i].present)
 			continue;
 		n = s->n_ev;
@@ -531,7 +559,7 @@ static int apply_taints(struct state *s)
 	}
 	if ((r = taint_license(s)) < 0)
 		return r;
-	if (tg_module_has(m, "test") && (!s->kv || s->kv >= TG_KVER(6, 0, 0))) {
+	if (tg_module_has(m, "test") && loader_has(s, TG_LF_TEST_TAINT, true)) {
 		add_taint(s, TG_TAINT_TEST, true, true, STEP_TAINTS);
 		tg_verdict_add_flag(s->v, 'N', true, NULL, "test module (KUnit or tools/testing)");
 	}
@@ -561,12 +589,11 @@ static int check_export_crcs(struct state *s)
 
 static int check_import_ns_prefix(struct state *s)
 {
-	if (s->kv && s->kv < TG_KVER(6, 16, 0))
-		return 0;
 	for (size_t i = 0; i < s->m->n_modinfo; i++) {
 		const struct tg_modinfo *e = &s->m->modinfo[i];
 
-		if (!strcmp(e->key, "import_ns") && !strncmp(e->value, "module:", 7))
+		if (!strcmp(e->key, "import_ns") && !strncmp(e->value, "module:", 7) &&
+		    loader_has(s, TG_LF_MODULE_NS, true))
 			return tg_verdict_add_refusal(s->v, STEP_SETUP_MODINFO, -EPERM, "module-namespace-import",
 				NULL, "module tries to import module namespace: %s", e->value);
 	}
@@ -692,7 +719,7 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 		tg_verdict_add_gpl_import(s->v, imp->name);
 	}
 	/* 5.9+ inherit_taint(): the "GPL condom" rule. */
-	if (rs.owner_proprietary && (!s->kv || s->kv >= TG_KVER(5, 9, 0))) {
+	if (rs.owner_proprietary && loader_has(s, TG_LF_INHERIT_TAINT, true)) {
 		if (*using_gpl) {
 			char *what = strf("module using GPL-only symbols uses symbols from proprietary "
 						 "module %s (the kernel refuses this since 5.9)", rs.owner);
@@ -716,7 +743,7 @@ static int resolve_one(struct state *s, const struct tg_import *imp, bool *using
 				     "rebuild the module against the target kernel's headers",
 				     "disagrees about version of symbols (CRC mismatch: built against another kernel)");
 	/* module:NAME,... namespaces name the modules they admit (6.16+) */
-	modns = rs.ns && !strncmp(rs.ns, "module:", 7) && (!s->kv || s->kv >= TG_KVER(6, 16, 0));
+	modns = rs.ns && !strncmp(rs.ns, "module:", 7) && loader_has(s, TG_LF_MODULE_NS, true);
 	if (rs.ns && *rs.ns && !(modns && module_ns_allows(rs.ns, s->name)) && !imports_ns(s->m, rs.ns)) {
 		char *what;
 		int r;
@@ -886,6 +913,8 @@ int tg_predict_module(const char *path, const struct tg_module *m,
 	int r;
 
 	s.kv = k ? k->version : 0;
+	if (k)
+		tg_loader_facts_get(k, &s.lf);
 	s.name = m->name ? m->name : (m->file_modname ? m->file_modname : "");
 	if ((r = fill_identity(v, path, m, k)) < 0)
 		return r;

@@ -29,6 +29,7 @@ struct tg_symvers {
 	size_t n;
 	uint32_t *slots;	/* index + 1 into syms, 0 = empty */
 	size_t mask;		/* number of slots - 1 (a power of two) */
+	unsigned columns;	/* the most fields a line had */
 };
 
 static const struct {
@@ -240,6 +241,8 @@ static int symvers_parse(struct tg_symvers *sv, size_t len, const char *label,
 			p[--l] = '\0';
 		if (l) {
 			nf = split_fields(p, l, f);
+			if (nf > 0 && (unsigned)nf > sv->columns)
+				sv->columns = (unsigned)nf;
 			why = line_parse(f, nf, ks);
 			if (why)
 				return tg_fail(err, -EINVAL, "%s:%zu: %s", label, lineno, why);
@@ -398,4 +401,9 @@ const struct tg_ksym *tg_symvers_lookup(const struct tg_symvers *sv, const char 
 size_t tg_symvers_count(const struct tg_symvers *sv)
 {
 	return sv ? sv->n : 0;
+}
+
+unsigned tg_symvers_columns(const struct tg_symvers *sv)
+{
+	return sv ? sv->columns : 0;
 }

@@ -261,6 +261,8 @@ int tg_symvers_load_mem(const void *data, size_t len, const char *label,
 void tg_symvers_free(struct tg_symvers *sv);
 const struct tg_ksym *tg_symvers_lookup(const struct tg_symvers *sv, const char *name);
 size_t tg_symvers_count(const struct tg_symvers *sv);
+/* The most tab-separated columns a line had: 5 with namespaces (5.4+), 4 or 3 before. */
+unsigned tg_symvers_columns(const struct tg_symvers *sv);
 bool tg_export_type_is_gpl(enum tg_export_type t);
 const char *tg_export_type_name(enum tg_export_type t);
 
@@ -333,6 +335,11 @@ struct tg_kernel {
 	 */
 	char **notes;
 	size_t n_notes;
+
+	/* the in-tree module this_module_size was read from */
+	char *this_module_size_source;
+	/* .config: vendors' switches (TG_YES / TG_NO / TG_UNKNOWN), loader_facts */
+	int platform_keyring, rhel_differences, suse_supported;
 };
 
 struct tg_kernel_opts {
@@ -365,6 +372,23 @@ struct tg_kernel_opts {
 int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 		   struct tg_error *err);
 void tg_kernel_free(struct tg_kernel *k);
+
+/*
+ * What the kernel's module loader does, each fact read from one of its files
+ * (the decompressed image's loader messages, System.map, .config, the export
+ * list, an in-tree module) or, where none answers, assumed from the release
+ * (docs/loader-rules.md).  Reads the image when it was not read yet.
+ */
+struct tg_kernel_fact {
+	const char *name;	/* "test-module-taint", "struct-module-size", ... */
+	char value[24];		/* "yes", "no", "unknown", or a size */
+	const char *source;	/* "image", "System.map", ".config", "export list",
+				 * "in-tree module", "release", "none" */
+	char *evidence;		/* what was looked for, where, and what was found */
+};
+int tg_kernel_facts(const struct tg_kernel *k, struct tg_kernel_fact **out, size_t *n,
+		    struct tg_error *err);
+void tg_kernel_facts_free(struct tg_kernel_fact *f, size_t n);
 /* "6.1.0-57-amd64" -> TG_KVER(6,1,0); 0 if not a kernel release. */
 unsigned tg_kernel_version_parse(const char *release);
 /* KVER from ".../lib/modules/KVER/..." or ".../usr/lib/modules/KVER/...". */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
+# Suites: unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -108,6 +108,8 @@ for s in $SUITES; do
 		--files util --files pkg --files guard --files cli --files rpm-plugin --files hooks ;;
 	unit) run_suite unit suite_unit ;;
 	modules) run_suite modules tests/modules/check.sh ;;
+	# the installed kernels' files under vendor-like names: judged as under their own
+	renamed) run_suite renamed tests/modules/renamed.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
 	fuzz-regress) run_suite fuzz-regress tests/fuzz/run.sh replay ;;
 	mutate) run_suite mutate tests/mutate/run.sh ;;

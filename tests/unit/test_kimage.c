@@ -363,7 +363,7 @@ static int cert_list(const unsigned char *img, size_t len, const char *map, unsi
 
 	tg_limits_default(&lim);
 	return tg_kimage_cert_list(img, len, "test-image", map, map ? strlen(map) : 0, &lim, list,
-				   llen, how, err);
+				   llen, how, NULL, err);
 }
 
 /* The list found in @img is @cert, and was found as @want_how says. */
