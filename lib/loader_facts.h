@@ -64,6 +64,15 @@ struct tg_loader_facts {
 	char why[TG_ERRMAX];		/* why the image was not read, when it was not */
 };
 
+/* What each fact is read from (loader_scan.c). */
+struct tg_lf_desc {
+	const char *name;
+	enum tg_lf_source source;	/* where the fact is read */
+	const char *what;		/* image string, System.map symbol or CONFIG_ option */
+	unsigned since;			/* release upstream brought the rule (fallback), 0: none */
+};
+extern const struct tg_lf_desc tg_lf_desc[TG_LF__N];
+
 /* Image strings and System.map symbols found, as bits (1u << TG_LF_*). */
 #define TG_LF_SCANNED (1u << 31)	/* the image was decoded and searched */
 #define TG_LF_SYSMAP_REAL (1u << 30)	/* System.map has symbols (not a placeholder) */
