@@ -60,6 +60,8 @@ static void take_missing(struct tg_policy *p, struct tg_policy *b)
 		p->def = b->def;
 	if (!p->has_guard)
 		p->guard_action = b->guard_action;
+	if (!p->has_scope)
+		p->scope = b->scope;
 }
 
 static int policy_parse(const void *data, size_t len, const char *label,
@@ -73,7 +75,7 @@ static int fill_defaults(struct tg_policy *p, struct tg_error *err)
 	int r;
 
 	if (p->has_lic && p->has_ft && p->has_adv && p->has_keys && p->has_certs && p->has_rules &&
-	    p->has_def && p->has_exc && p->has_guard)
+	    p->has_def && p->has_exc && p->has_guard && p->has_scope)
 		return 0;
 	tg_limits_default(&lim);
 	r = policy_parse(tg_policy_builtin_yaml, tg_policy_builtin_yaml_len, "<built-in policy>",

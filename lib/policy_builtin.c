@@ -69,5 +69,6 @@ const char tg_policy_builtin_yaml[] =
 	"default: allow\n"
 	"guard:\n"
 	"  action: deny\n"
+	"refuse_scope: package\n"
 	"exceptions: []\n";
 const size_t tg_policy_builtin_yaml_len = sizeof(tg_policy_builtin_yaml) - 1;

@@ -142,6 +142,7 @@ int tg_policy_dump(const struct tg_policy *p, FILE *out)
 	dump_rules(p, out);
 	fprintf(out, "default: %s\n", tg_action_name(p->def));
 	fprintf(out, "guard:\n  action: %s\n", tg_action_name(p->guard_action));
+	fprintf(out, "refuse_scope: %s\n", tg_refuse_scope_name(p->scope));
 	dump_exceptions(p, out);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;

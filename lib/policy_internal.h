@@ -84,8 +84,10 @@ struct tg_policy {
 	enum tg_action def;
 	/* guard: what a package shipping a file that decides whether taintguard runs gets */
 	enum tg_action guard_action;
+	enum tg_refuse_scope scope;	/* refuse_scope: */
 	/* sections present in the file; absent ones come from builtin_yaml */
-	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc, has_guard;
+	bool has_lic, has_ft, has_adv, has_keys, has_certs, has_rules, has_def, has_exc, has_guard,
+	     has_scope;
 };
 
 /*

@@ -11,6 +11,16 @@ const char *tg_policy_source(const struct tg_policy *p)
 	return p ? p->source : "<built-in policy>";
 }
 
+enum tg_refuse_scope tg_policy_refuse_scope(const struct tg_policy *p)
+{
+	return p ? p->scope : TG_SCOPE_PACKAGE;
+}
+
+const char *tg_refuse_scope_name(enum tg_refuse_scope s)
+{
+	return s == TG_SCOPE_TRANSACTION ? "transaction" : "package";
+}
+
 const char *tg_policy_default_path(void)
 {
 	static const char site[] = TG_SYSCONFDIR "/policy.yaml";

@@ -725,9 +725,25 @@ static int guard_field(struct ctx *c, size_t key, const struct tg_ynode *v, void
 	return get_action(c, v, &c->p->guard_action);
 }
 
+/* ------------------------------------------------------ refuse_scope: */
+
+static int get_refuse_scope(struct ctx *c, const struct tg_ynode *v)
+{
+	if (v->kind == TG_Y_SCALAR && !strcmp(v->str, "package"))
+		c->p->scope = TG_SCOPE_PACKAGE;
+	else if (v->kind == TG_Y_SCALAR && !strcmp(v->str, "transaction"))
+		c->p->scope = TG_SCOPE_TRANSACTION;
+	else
+		return fail_at(c, v, "refuse_scope must be package or transaction, not '%s'",
+			       v->kind == TG_Y_SCALAR ? v->str : kind_name(v));
+	c->p->has_scope = true;
+	return 0;
+}
+
 /* ---------------------------------------------------------- top level */
 
-enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_GUARD, T_EXCEPTIONS };
+enum { T_VERSION, T_KERNEL, T_KEYS, T_CERTS, T_RULES, T_DEFAULT, T_GUARD, T_SCOPE,
+       T_EXCEPTIONS };
 static const struct field top_fields[] = {
 	[T_VERSION] = { "taintguard-policy", true },
 	[T_KERNEL] = { "kernel", false },
@@ -736,6 +752,7 @@ static const struct field top_fields[] = {
 	[T_RULES] = { "rules", false },
 	[T_DEFAULT] = { "default", false },
 	[T_GUARD] = { "guard", false },
+	[T_SCOPE] = { "refuse_scope", false },
 	[T_EXCEPTIONS] = { "exceptions", false },
 };
 
@@ -763,6 +780,8 @@ static int top_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *
 	case T_GUARD:
 		return walk_map(c, v, "guard", guard_fields, TG_ARRAY_SIZE(guard_fields),
 				guard_field, NULL);
+	case T_SCOPE:
+		return get_refuse_scope(c, v);
 	default:
 		return parse_exceptions(c, v);
 	}

@@ -610,6 +610,18 @@ void tg_policy_decide(const struct tg_policy *p, const struct tg_facts *f,
  */
 void tg_policy_decide_file(const struct tg_policy *p, const char *package, const char *path,
 			   struct tg_decision *d);
+/*
+ * What one refusal takes with it in a package manager's transaction
+ * ("refuse_scope:"): the refused package and the packages that need it
+ * (TG_SCOPE_PACKAGE, the default), or the whole transaction
+ * (TG_SCOPE_TRANSACTION, all or nothing).
+ */
+enum tg_refuse_scope {
+	TG_SCOPE_PACKAGE = 0,
+	TG_SCOPE_TRANSACTION,
+};
+enum tg_refuse_scope tg_policy_refuse_scope(const struct tg_policy *p);
+const char *tg_refuse_scope_name(enum tg_refuse_scope s);
 /* Print the effective policy as YAML. */
 int tg_policy_dump(const struct tg_policy *p, FILE *out);
 const char *tg_policy_source(const struct tg_policy *p);

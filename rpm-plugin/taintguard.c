@@ -90,7 +90,10 @@ static void read_kernel_update(struct tgp_state *st)
 	free(v);
 }
 
-/* %_taintguard_refuse_scope: "package" (default) or "transaction" (all or nothing). */
+/*
+ * %_taintguard_refuse_scope: "package" or "transaction" (all or nothing);
+ * undefined, the policy's refuse_scope decides (load_policy()).
+ */
 static void read_scope(struct tgp_state *st)
 {
 	char *v = macro("_taintguard_refuse_scope");
@@ -99,7 +102,8 @@ static void read_scope(struct tgp_state *st)
 		rpmlog(RPMLOG_ERR, "taintguard: %%_taintguard_refuse_scope '%s' is not package or "
 		       "transaction; using transaction\n", v);
 	/* a typo must not weaken an all-or-nothing setting */
-	st->scope = v && strcmp(v, "package") ? TGP_SCOPE_TRANSACTION : TGP_SCOPE_PACKAGE;
+	st->scope = v && strcmp(v, "package") ? TG_SCOPE_TRANSACTION : TG_SCOPE_PACKAGE;
+	st->scope_macro = v != NULL;
 	free(v);
 }
 
@@ -165,8 +169,11 @@ static void load_policy(struct tgp_state *st)
 	 * Fail closed, but only as far as the kernel goes (tg_policy_open()):
 	 * packages without modules and erasures are not affected.
 	 */
-	if (tg_policy_open(st->policy_path, &st->lim, TG_POLICY_FALLBACK, &st->policy, &err) == 0)
+	if (tg_policy_open(st->policy_path, &st->lim, TG_POLICY_FALLBACK, &st->policy, &err) == 0) {
+		if (!st->scope_macro)
+			st->scope = tg_policy_refuse_scope(st->policy);
 		return;
+	}
 	rpmlog(RPMLOG_ERR, "taintguard: cannot load policy: %s; judging kernel modules with the "
 	       "built-in policy until this is fixed (exceptions do not apply)\n", err.msg);
 	st->policy_fallback = true;
@@ -311,8 +318,8 @@ static rpmRC refuse_transaction(struct tgp_state *st)
 			tgp_report(st, &st->pkgs[i], true);
 	tgp_guard_report_denied(st);
 	tgp_say(st, RPMLOG_ERR, true, "taintguard: nothing installed: %s is refused%s and "
-		"%%_taintguard_refuse_scope is transaction%s\n", rpmteNEVRA(first),
-		p && p->kdeny ? " (kernel update)" : "",
+		"%s is transaction%s\n", rpmteNEVRA(first), p && p->kdeny ? " (kernel update)" : "",
+		st->scope_macro ? "%_taintguard_refuse_scope" : "the policy's refuse_scope",
 		more ? " (and the packages above that need it)" : "");
 	return RPMRC_FAIL;
 }
@@ -365,7 +372,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	free(judge);
 	tgp_guard_check(st, ts);
 	refusals_known(st, ts);
-	if (st->scope == TGP_SCOPE_TRANSACTION && st->mode == TGP_ENFORCE && st->first_refused)
+	if (st->scope == TG_SCOPE_TRANSACTION && st->mode == TGP_ENFORCE && st->first_refused)
 		return refuse_transaction(st);
 	if (st->test) {	/* psm/fsm hooks never run: report here */
 		for (size_t i = 0; i < st->n_pkgs; i++)

@@ -16,8 +16,6 @@
 #pragma GCC visibility push(hidden)
 
 enum tgp_mode { TGP_ENFORCE, TGP_WARN, TGP_OFF };
-/* %_taintguard_refuse_scope: what a refusal takes with it */
-enum tgp_scope { TGP_SCOPE_PACKAGE, TGP_SCOPE_TRANSACTION };
 
 /* A module file of a package, read from the payload or from disk. */
 struct tgp_mod {
@@ -70,7 +68,8 @@ struct tgp_state {
 	bool policy_fallback;	/* it failed: built-in policy in use */
 	char *statedir;
 	bool kernel_deny;	/* %_taintguard_kernel_update deny */
-	enum tgp_scope scope;	/* %_taintguard_refuse_scope */
+	enum tg_refuse_scope scope;	/* %_taintguard_refuse_scope, else the policy's */
+	bool scope_macro;	/* ... the macro is defined */
 
 	bool test;		/* RPMTRANS_FLAG_TEST: report only */
 	char *root;		/* rpmtsRootDir at tsm_pre */

@@ -151,6 +151,20 @@ for t in "" --test; do
 	check "all or nothing${t:+ $t}: the reason said once" said_once "kmod-lve-1.0-1.noarch: module lve: the kernel would refuse it"
 	check "all or nothing${t:+ $t}: no scriptlet ran, no file" bash -c "! grep -qv cl-base '$R/var/tmp/tgtest-scriptlets.log' && test ! -e '$R/etc/kmod-good.conf'"
 done
+# the policy's refuse_scope decides when the macro is not defined
+sed 's/^refuse_scope: package$/refuse_scope: transaction/' "$POLICY" >"$W/scope-policy.yaml"
+grep -q '^refuse_scope: transaction$' "$W/scope-policy.yaml" || bail "closure: no refuse_scope in $POLICY"
+clroot
+# shellcheck disable=SC2086
+rpmx -i --define "_taintguard_policy $W/scope-policy.yaml" $FIVE
+cl_common "policy refuse_scope: transaction" "cl-base-1.0-1"
+check "policy refuse_scope: transaction: one summary naming the policy's setting" \
+	said_once "nothing installed: kmod-lve-1.0-1.noarch is refused and the policy's refuse_scope is transaction"
+# ... and the macro, when defined, decides instead
+clroot
+# shellcheck disable=SC2086
+rpmx -i --define "_taintguard_policy $W/scope-policy.yaml" --define '_taintguard_refuse_scope package' $FIVE
+cl_common "policy transaction, macro package" "cl-base-1.0-1 good-utils-1.0-1 kmod-good-1.0-1"
 # a typo must not weaken it
 clroot
 # shellcheck disable=SC2086

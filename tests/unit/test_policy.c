@@ -411,6 +411,26 @@ static void test_guard(void **state)
 	assert_string_equal(d.rule, "guard");
 }
 
+/* refuse_scope: package unless a policy says transaction; anything else is an error. */
+static void test_refuse_scope(void **state)
+{
+	struct tg_policy *p = load_text("taintguard-policy: 1\n");
+
+	(void)state;
+	assert_int_equal(tg_policy_refuse_scope(p), TG_SCOPE_PACKAGE);
+	tg_policy_free(p);
+	p = load_text("taintguard-policy: 1\nrefuse_scope: transaction\n");
+	assert_int_equal(tg_policy_refuse_scope(p), TG_SCOPE_TRANSACTION);
+	assert_string_equal(tg_refuse_scope_name(tg_policy_refuse_scope(p)), "transaction");
+	tg_policy_free(p);
+	p = load_text("taintguard-policy: 1\nrefuse_scope: package\n");
+	assert_int_equal(tg_policy_refuse_scope(p), TG_SCOPE_PACKAGE);
+	tg_policy_free(p);
+	assert_int_equal(tg_policy_refuse_scope(NULL), TG_SCOPE_PACKAGE);
+	expect_error("taintguard-policy: 1\nrefuse_scope: all\n",
+		     "t.yaml:2:15: refuse_scope must be package or transaction, not 'all'");
+}
+
 static void test_trusted_keys(void **state)
 {
 	struct tg_policy *p = load_text(
@@ -751,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_decide_rules),
 		cmocka_unit_test(test_exceptions),
 		cmocka_unit_test(test_guard),
+		cmocka_unit_test(test_refuse_scope),
 		cmocka_unit_test(test_trusted_keys),
 		cmocka_unit_test(test_err_structure),
 		cmocka_unit_test(test_err_types),
