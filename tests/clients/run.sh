@@ -55,13 +55,15 @@ for m in gplok lve propplain; do
 done
 TOP=$W/rpmbuild
 mkdir -p "$TOP/SPECS"
-# mkpkg NAME VERSION MODULE DEST: a kmod package carrying MODULE.ko as DEST
+# mkpkg NAME VERSION MODULE DEST [REQUIRES]: a kmod package carrying MODULE.ko as
+# DEST; MODULE "-": a plain package (DEST a text file) that requires REQUIRES
 mkpkg() {
-	local spec=$TOP/SPECS/$1-$2.spec
+	local spec=$TOP/SPECS/$1-$2.spec src=$MODS/$3.ko
+	[ "$3" != - ] || src=$TOP/SPECS/$1-$2.spec
 	printf '%s\n' "Name: $1" "Version: $2" "Release: 1" "Summary: taintguard client test $1" \
-		"License: GPL-2.0-only" "BuildArch: noarch" '%global debug_package %{nil}' \
+		"License: GPL-2.0-only" "BuildArch: noarch" ${5:+"Requires: $5"} '%global debug_package %{nil}' \
 		'%global __os_install_post %{nil}' '%description' 'client test package' '%install' \
-		"mkdir -p %{buildroot}$(dirname "$4")" "cp $MODS/$3.ko %{buildroot}$4" \
+		"mkdir -p %{buildroot}$(dirname "$4")" "cp $src %{buildroot}$4" \
 		'%files' "$4" >"$spec"
 	rpmbuild -bb --quiet --define "_topdir $TOP" --define "_build_id_links none" "$spec" \
 		>"$W/rpmbuild.log" 2>&1 || bail "rpmbuild $1 $2: $(tail -n 3 "$W/rpmbuild.log")"
@@ -71,6 +73,13 @@ mkpkg kmod-tgok 1.0 gplok "$MD/tgok.ko"
 mkpkg kmod-tgok 2.0 lve "$MD/tgok.ko"		# an upgrade that ships lve
 mkpkg kmod-tgprop 1.0 propplain "$MD/tgprop.ko"
 mkpkg kmod-tglve 1.0 lve "$MD/tglve.ko"
+# the five packages of issue 25: kmod-lve refused, two packages that need it
+# (one through the other), and an innocent pair that must still install
+mkpkg kmod-lve 1.0 lve "$MD/lve.ko"
+mkpkg lve-utils 1.0 - /usr/share/lve-utils/spec kmod-lve
+mkpkg lve-tools 1.0 - /usr/share/lve-tools/spec lve-utils
+mkpkg kmod-good 1.0 gplok "$MD/good.ko"
+mkpkg good-utils 1.0 - /usr/share/good-utils/spec kmod-good
 REPODIR=$W/repo
 mkdir -p "$REPODIR"
 cp "$TOP"/RPMS/noarch/*.rpm "$REPODIR/"
@@ -105,9 +114,12 @@ run_client() {
 	echo "# $C $step: exit $RC"
 	[ -z "${TG_DUMP:-}" ] || { echo "### $C $step: $* (exit $RC)"; echo "$OUT"; } >>"$TG_DUMP"
 }
+# dnf 4 with taintguard's dnf plugin from the tree (client-plugins/dnf4)
 client_dnf() {
-	HOME=$W/home dnf -y --installroot="$R" --releasever=1 --setopt=reposdir="$W/repos.d" \
-		--setopt=cachedir="$W/cache" --setopt=install_weak_deps=0 --nogpgcheck "$@"
+	HOME=$W/home PYTHONDONTWRITEBYTECODE=1 dnf -y --installroot="$R" --releasever=1 \
+		--setopt=reposdir="$W/repos.d" --setopt=cachedir="$W/cache" --setopt=install_weak_deps=0 \
+		--setopt=pluginpath="$REPO/client-plugins/dnf4" --setopt=pluginconfpath="$W/dnf-plugins" \
+		--nogpgcheck "$@"
 }
 rpmq_dnf() { rpm --root "$R" --dbpath /var/lib/rpm -qa --qf '%{NEVRA}\n' | sort | tr '\n' ' '; }
 client_zypper() {
@@ -124,14 +136,18 @@ in_sid() {
 	tests/lib/chroot.sh run sid --bind "$REPO" --bind "$W" --bind "/lib/modules/$K" \
 		--bind "/usr/src/linux-headers-$K" -- "$@"
 }
+# dnf5 with taintguard's dnf5 plugin built in the chroot (client-plugins/dnf5)
 client_dnf5() {
 	in_sid env HOME="$W/home" dnf5 -y --installroot="$R" --releasever=1 --setopt=reposdir="$W/repos.d" \
-		--setopt=cachedir="$W/cache" --setopt=install_weak_deps=0 --no-gpgchecks "$@"
+		--setopt=cachedir="$W/cache" --setopt=install_weak_deps=0 --setopt=pluginpath="$REPO/$BV/dnf5" \
+		--setopt=pluginconfpath="$W/dnf5-plugins" --no-gpgchecks "$@"
 }
 rpmq_dnf5() { in_sid rpm --root "$R" --dbpath /var/lib/rpm -qa --qf '%{NEVRA}\n' | sort | tr '\n' ' '; }
 
 setup_dnf() {
 	macros "$REPO/$B"
+	mkdir -p "$W/dnf-plugins"
+	printf '[main]\nenabled = 1\ncommand = %s\n' "$REPO/$B/taintguard" >"$W/dnf-plugins/taintguard.conf"
 	mkdir -p "$W/repos.d"
 	printf '[tg]\nname=tg client test\nbaseurl=file://%s\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
 		"$REPODIR" >"$W/repos.d/tg.repo"
@@ -141,14 +157,18 @@ setup_zypper() {
 	HOME=$W/home zypper --root "$R" --non-interactive addrepo --no-gpgcheck "$REPODIR" tg \
 		>"$W/zypper-ar.log" 2>&1 || return 1
 }
+BV=build-clients-sid
 setup_dnf5() {
-	local BV=build-clients-sid
-	in_sid make -s -C "$REPO" -j2 B="$BV" "$BV/taintguard.so" >"$W/build-sid.log" 2>&1 ||
+	in_sid make -s -C "$REPO" -j2 B="$BV" "$BV/taintguard.so" "$BV/taintguard" "$BV/taintguard-audit" \
+		"$BV/dnf5/taintguard.so" >"$W/build-sid.log" 2>&1 ||
 		{ echo "# $(grep -m 3 -E 'error|Error' "$W/build-sid.log")"; return 1; }
 	in_sid dnf5 --version >"$W/dnf5-version" 2>&1 || { echo "# no dnf5 in the sid chroot"; return 1; }
 	macros "$REPO/$BV"
 	setup_dnf
 	macros "$REPO/$BV"
+	mkdir -p "$W/dnf5-plugins"
+	printf '[main]\nname = taintguard\nenabled = 1\ncommand = %s\n' "$REPO/$BV/taintguard" \
+		>"$W/dnf5-plugins/taintguard.conf"
 }
 
 # verb CLIENT STEP: the client's command for install, upgrade, downgrade, reinstall, erase
@@ -162,6 +182,68 @@ verb() {
 	esac
 }
 installed_is() { [ "$(rpmq_$C)" = "$1" ]; }
+noplugin() { case $C in dnf) echo --disableplugin=taintguard ;; dnf5) echo --disable-plugin=taintguard ;; esac; }
+says_once() { [ "$(grep -c -F -- "$1" <<<"$OUT")" = 1 ]; }
+short_lines() { ! awk 'length > 160 { print "# line of " length ": " $0; bad = 1 } END { exit !bad }' <<<"$OUT"; }
+# what rpm -Va --nofiles says of the root: nothing when every requirement is met
+unmet() { if [ $C = dnf5 ]; then in_sid rpm -Va --nofiles --root "$R" --dbpath /var/lib/rpm; else
+	rpm -Va --nofiles --root "$R" --dbpath /var/lib/rpm; fi 2>&1; }
+# run_rest STEP: run the command line the dnf plugin printed after "to install the rest:"
+run_rest() {
+	local cmd
+	cmd=$(sed -n '/taintguard: to install the rest:/,$p' <<<"$OUT" | sed '1d; /^[^ ]/,$d')
+	[ -n "$cmd" ] || { RC=-1; OUT="no command line printed"; return; }
+	echo "# $C $1: $(tr -d '\\\n' <<<"$cmd" | tr -s ' ')"
+	if [ $C = dnf5 ]; then in_sid env HOME="$W/home" bash -c "$cmd"; else
+		HOME=$W/home PYTHONDONTWRITEBYTECODE=1 bash -c "$cmd"; fi >"$W/out" 2>&1 </dev/null
+	RC=$?
+	OUT=$(cat "$W/out")
+	[ -z "${TG_DUMP:-}" ] || { echo "### $C $1: $cmd (exit $RC)"; echo "$OUT"; } >>"$TG_DUMP"
+}
+# 6. the five packages of issue 25 in a fresh root: `install lve-tools good-utils`
+five() {
+	mkroot
+	[ $C = zypper ] && setup_zypper
+	if [ $C = zypper ]; then
+		# one rpm call per package: kmod-lve refused, then what a person sees when
+		# answering ignore; the end state must leave no requirement unmet
+		C=zypper_ignoring run_client five install lve-tools good-utils
+		echo "$C five (answering ignore): exit $RC" >>"$W/exits"
+		FIVE_OUT=$OUT
+		check "zypper five: kmod-lve refused, its reason printed" \
+			says "refused kmod-lve-1.0-1.noarch: module lve: the kernel would refuse it"
+		check "zypper five: kmod-lve not installed, the innocent pair installed ($(rpmq_$C))" \
+			bash -c "rpmq=\$0; [[ \$rpmq != *kmod-lve* && \$rpmq == *good-utils-1.0-1.noarch*kmod-good-1.0-1.noarch* ]]" "$(rpmq_$C)"
+		check "zypper five: lve-utils and lve-tools named as left out" \
+			bash -c "grep -q 'lve-utils[^ ]*: not installed: needs kmod-lve' <<<\"\$0\" && grep -q 'lve-tools[^ ]*: not installed: needs lve-utils' <<<\"\$0\"" "$OUT"
+		check "zypper five: no installed package with an unmet requirement ($(unmet | head -n 1))" test -z "$(unmet)"
+		{ echo "### zypper install lve-tools good-utils, answering ignore (exit $RC)"; echo "$FIVE_OUT"; } >>"$W/five.txt"
+		return
+	fi
+	run_client five install lve-tools good-utils
+	FIVE_OUT=$OUT
+	echo "$C five: exit $RC" >>"$W/exits"
+	check "$C five: stopped before rpm ran, exit 1 ($RC), nothing installed ($(rpmq_$C))" \
+		bash -c "test $RC = 1 && test -z '$(rpmq_$C)' && test ! -e '$R$MD/lve.ko' && test ! -e '$R$MD/good.ko'"
+	check "$C five: kmod-lve with its reason, once" \
+		says_once "taintguard: refused kmod-lve-1.0-1.noarch: module lve: the kernel would refuse it: GPL-only symbols denied"
+	check "$C five: lve-utils named as needing it, once" \
+		says_once "taintguard: lve-utils-1.0-1.noarch: not installed: needs kmod-lve, which taintguard refused"
+	check "$C five: lve-tools named as needing lve-utils, once" \
+		says_once "taintguard: lve-tools-1.0-1.noarch: not installed: needs lve-utils, which is left out too (it needs kmod-lve)"
+	check "$C five: the innocent pair not named as left out" bash -c "! grep -q 'good.*not installed' <<<\"\$0\"" "$OUT"
+	check "$C five: rpm's plugin did not run (no psm_pre refusal)" bash -c "! grep -q 'refusing to install' <<<\"\$0\"" "$OUT"
+	check "$C five: every line at most 160 characters" short_lines
+	check "$C five: a command line with --exclude=kmod-lve,lve-tools,lve-utils printed" \
+		says "--exclude=kmod-lve,lve-tools,lve-utils"
+	run_rest five-rest
+	FIVE_REST=$OUT
+	check "$C five: the printed command installs the innocent pair, exit 0 ($RC; $(rpmq_$C))" \
+		bash -c "test $RC = 0 && test '$(rpmq_$C)' = 'good-utils-1.0-1.noarch kmod-good-1.0-1.noarch '"
+	check "$C five: no installed package with an unmet requirement ($(unmet | head -n 1))" test -z "$(unmet)"
+	{ echo "### $C install lve-tools good-utils"; echo "$FIVE_OUT"
+	  echo "### $C, the printed command line"; echo "$FIVE_REST"; } >>"$W/five.txt"
+}
 # the client's exit status when the plugin refused a package of the transaction
 refused_rc() { case $C in zypper) echo 8 ;; *) echo 1 ;; esac; }
 exits() { [ "$RC" = "$1" ]; }
@@ -191,13 +273,18 @@ for C in $CLIENTS; do
 		check "zypper install, answering ignore: the others installed, exit 0 ($RC_IGN) although one failed" \
 			bash -c "test $RC_IGN = 0 && grep -q 'Abort, retry, ignore?' <<<\"\$0\"" "$OUT"
 	else
+		# the dnf plugin stops the transaction before rpm runs and prints the
+		# command line without kmod-tglve, which then installs the other two
 		echo "$C install: exit $RC" >>"$W/exits"
-		check "$C install: the transaction fails, exit $(refused_rc) ($RC), although two packages went in" \
-			exits "$(refused_rc)"
-		check "$C install: the reason printed (refused kmod-tglve ... module lve: the kernel would refuse it)" \
-			says "refused kmod-tglve-1.0-1.noarch: module lve (tglve.ko): the kernel would refuse it: GPL-only symbols denied"
+		check "$C install: stopped before rpm, exit 1 ($RC), nothing installed ($(rpmq_$C))" \
+			bash -c "test $RC = 1 && test -z '$(rpmq_$C)'"
+		check "$C install: the reason printed once (refused kmod-tglve ... module lve: the kernel would refuse it)" \
+			says_once "refused kmod-tglve-1.0-1.noarch: module lve (tglve.ko): the kernel would refuse it: GPL-only symbols denied"
 		check "$C install: the override printed (policy exception, _taintguard_mode)" \
 			says 'to install kmod-tglve-1.0-1.noarch anyway, add an exception (package: "kmod-tglve", module: "lve", action: mark'
+		check "$C install: every line at most 160 characters" short_lines
+		run_rest install-rest
+		check "$C install: the printed command line runs, exit 0 ($RC)" exits 0
 	fi
 	check "$C install: the allowed and the marked package installed, the denied not ($(rpmq_$C))" \
 		installed_is "kmod-tgok-1.0-1.noarch kmod-tgprop-1.0-1.noarch "
@@ -205,7 +292,17 @@ for C in $CLIENTS; do
 	check "$C install: the mark printed" says "marked kmod-tgprop-1.0-1.noarch: module propplain (tgprop.ko): taints P"
 	check "$C install: the marked package has its record" \
 		test -f "$R/var/lib/taintguard/marks/kmod-tgprop-1.0-1.noarch.json"
-	# 2. upgrade of the allowed package to a denied version: 1.0 stays whole
+	# 2. upgrade of the allowed package to a denied version: 1.0 stays whole.
+	# dnf 4 and dnf5 without their plugin first: rpm's plugin is the backstop
+	if [ $C != zypper ]; then
+		run_client upgrade-backstop $(verb $C upgrade) "$(noplugin)" kmod-tgok-2.0
+		check "$C upgrade, dnf plugin disabled: rpm's plugin refuses, exit 1 ($RC), 1.0 kept ($(rpmq_$C))" \
+			bash -c "test $RC = 1 && test '$(rpmq_$C)' = 'kmod-tgok-1.0-1.noarch kmod-tgprop-1.0-1.noarch '"
+		check "$C upgrade, dnf plugin disabled: rpm's plugin says why" \
+			says "taintguard: refused kmod-tgok-2.0-1.noarch: module lve (tgok.ko): the kernel would refuse it"
+		check "$C upgrade, dnf plugin disabled: the dnf plugin said nothing" bash -c "! grep -q 'before rpm ran' <<<\"\$0\"" "$OUT"
+		echo "$C upgrade (dnf plugin disabled): exit $RC" >>"$W/exits"
+	fi
 	run_client upgrade $(verb $C upgrade) kmod-tgok-2.0
 	check "$C upgrade to a denied version: 1.0 kept ($(rpmq_$C))" \
 		installed_is "kmod-tgok-1.0-1.noarch kmod-tgprop-1.0-1.noarch "
@@ -213,6 +310,7 @@ for C in $CLIENTS; do
 	check "$C upgrade: the reason printed" says "refused kmod-tgok-2.0-1.noarch: module lve (tgok.ko): the kernel would refuse it"
 	check "$C upgrade: the override printed" says "to install kmod-tgok-2.0-1.noarch anyway, add an exception"
 	check "$C upgrade to a denied version: refused, exit $(refused_rc) ($RC)" exits "$(refused_rc)"
+	[ $C = zypper ] || check "$C upgrade: stopped before rpm ran, said once" says_once "refused kmod-tgok-2.0-1.noarch"
 	echo "$C upgrade: exit $RC" >>"$W/exits"
 	# 3. downgrade to an allowed version
 	run_client downgrade $(verb $C downgrade) kmod-tgok-0.9
@@ -233,8 +331,10 @@ for C in $CLIENTS; do
 		bash -c "test '$(rpmq_$C)' = 'kmod-tgok-0.9-1.noarch ' && test ! -e '$R/var/lib/taintguard/marks/kmod-tgprop-1.0-1.noarch.json' && test ! -e '$R$MD/tgprop.ko'"
 	check "$C erase: exit 0 ($RC)" exits 0
 	echo "$C erase: exit $RC" >>"$W/exits"
+	five
 	echo "# $C: $((SECONDS - t1)) s"
 done
 [ -f "$W/exits" ] && sed 's/^/# exit codes: /' "$W/exits"
+[ -z "${TG_FIVE:-}" ] || [ ! -f "$W/five.txt" ] || cp "$W/five.txt" "$TG_FIVE"
 echo "# clients: $((SECONDS - t0)) s"
 finish
