@@ -70,7 +70,7 @@ def pkg_forms(p):
 
 
 def mode():
-    """The rpm plugin's %_taintguard_mode: only 'enforce' (the default) refuses."""
+    """The rpm plugin's %_taintguard_mode: warn and off refuse nothing (an invalid mode enforces)."""
     m = rpm.expandMacro('%{?_taintguard_mode}').strip()
     return m or 'enforce'
 
@@ -241,7 +241,7 @@ class Taintguard(dnf.Plugin):
 
     def resolved(self):
         """Before the prompt: packages already downloaded (an earlier run) are judged now."""
-        if mode() != 'enforce' or not self.base.transaction:
+        if mode() in ('warn', 'off') or not self.base.transaction:
             return
         have = [p for p in self.base.transaction.install_set
                 if not p._is_local_pkg() and os.path.exists(p.localPkg()) and p.verifyLocalPkg()]
@@ -250,7 +250,7 @@ class Taintguard(dnf.Plugin):
             self.stop(refused, 'taintguard, before downloading (known from an earlier download)')
 
     def pre_transaction(self):
-        if mode() != 'enforce' or not self.base.transaction:
+        if mode() in ('warn', 'off') or not self.base.transaction:
             return
         refused = self.audit(list(self.base.transaction.install_set))
         if refused:

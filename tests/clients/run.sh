@@ -203,10 +203,21 @@ run_rest() {
 # 6. the five packages of issue 25 in a fresh root: `install lve-tools good-utils`
 five() {
 	mkroot
-	[ $C = zypper ] && setup_zypper
+	[ $C != zypper ] || setup_zypper
 	if [ $C = zypper ]; then
-		# one rpm call per package: kmod-lve refused, then what a person sees when
-		# answering ignore; the end state must leave no requirement unmet
+		# one rpm call per package: non-interactively zypper aborts at kmod-lve
+		# and installs nothing after it
+		run_client five install lve-tools good-utils
+		echo "$C five (non-interactive): exit $RC" >>"$W/exits"
+		check "zypper five, non-interactive: kmod-lve refused, exit 8 ($RC), its reason printed" \
+			bash -c "test $RC = 8 && grep -q 'refused kmod-lve-1.0-1.noarch: module lve: the kernel would refuse it' <<<\"\$0\"" "$OUT"
+		check "zypper five, non-interactive: no installed package with an unmet requirement ($(rpmq_$C); $(unmet | head -n 1))" \
+			test -z "$(unmet)"
+		{ echo "### zypper --non-interactive install lve-tools good-utils (exit $RC)"; echo "$OUT"; } >>"$W/five.txt"
+		# answering ignore, in a fresh root: the rest goes on, package by package;
+		# the end state must leave no requirement unmet
+		mkroot
+		setup_zypper
 		C=zypper_ignoring run_client five install lve-tools good-utils
 		echo "$C five (answering ignore): exit $RC" >>"$W/exits"
 		FIVE_OUT=$OUT
