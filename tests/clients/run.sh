@@ -42,7 +42,8 @@ bail() { echo "not ok - clients: $*"; echo "$pass passed, $((fail + 1)) failed";
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 [ "$(id -u)" = 0 ] || bail "needs root"
 W=$(mktemp -d /tmp/tg-clients.XXXXXX)
-[ -n "${TG_KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
+HTTP_PID=
+trap '[ -z "$HTTP_PID" ] || kill "$HTTP_PID" 2>/dev/null; [ -n "${TG_KEEP:-}" ] || rm -rf "$W"' EXIT
 t0=$SECONDS
 
 # --- packages and the repository --------------------------------------------------------
@@ -84,6 +85,13 @@ REPODIR=$W/repo
 mkdir -p "$REPODIR"
 cp "$TOP"/RPMS/noarch/*.rpm "$REPODIR/"
 createrepo_c -q "$REPODIR" >"$W/createrepo.log" 2>&1 || bail "createrepo_c: $(tail -n 3 "$W/createrepo.log")"
+# dnf and dnf5 read it by URL (python3's http.server on 127.0.0.1), so that
+# packages are downloaded into their cache as from any remote repository
+python3 -u -m http.server --bind 127.0.0.1 0 --directory "$REPODIR" >"$W/http.out" 2>"$W/http.log" &
+HTTP_PID=$!
+for _ in $(seq 50); do grep -q ' port ' "$W/http.out" 2>/dev/null && break; sleep 0.1; done
+PORT=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$W/http.out")
+[ -n "$PORT" ] || bail "python3 -m http.server did not start: $(tail -n 2 "$W/http.log")"
 POLICY=$REPO/policy/default.yaml
 echo "# packages and repository in $((SECONDS - t0)) s"
 
@@ -149,8 +157,8 @@ setup_dnf() {
 	mkdir -p "$W/dnf-plugins"
 	printf '[main]\nenabled = 1\ncommand = %s\n' "$REPO/$B/taintguard" >"$W/dnf-plugins/taintguard.conf"
 	mkdir -p "$W/repos.d"
-	printf '[tg]\nname=tg client test\nbaseurl=file://%s\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
-		"$REPODIR" >"$W/repos.d/tg.repo"
+	printf '[tg]\nname=tg client test\nbaseurl=http://127.0.0.1:%s/\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
+		"$PORT" >"$W/repos.d/tg.repo"
 }
 setup_zypper() {
 	macros "$REPO/$B"
@@ -158,9 +166,23 @@ setup_zypper() {
 		>"$W/zypper-ar.log" 2>&1 || return 1
 }
 BV=build-clients-sid
+# The dnf5 plugin runs the taintguard command built in the chroot.  There, as on
+# Debian 12 (.ci/deps.sh), libcreaterepo-c-dev cannot be installed beside
+# librepo-dev (libdnf5-dev's): they need conflicting libcurl -dev packages.  The
+# library (libcreaterepo-c1) is installed; the headers of the same version are
+# unpacked once from its -dev package (downloaded by apt) into the directory the
+# Makefile knows.
+CRC=/opt/taintguard-build/createrepo_c
+sid_createrepo_c() {
+	in_sid bash -euc 'test -f '$CRC'/include/createrepo_c/xml_parser.h && exit
+		v=$(dpkg-query -W -f="\${Version}" libcreaterepo-c1); t=$(mktemp -d); cd "$t"
+		apt-get -qq update && apt-get download -qq "libcreaterepo-c-dev=$v" && dpkg-deb -x libcreaterepo-c-dev_*.deb x
+		mkdir -p '$CRC' && cp -r x/usr/include '$CRC'/include && rm -rf "$t"'
+}
 setup_dnf5() {
-	in_sid make -s -C "$REPO" -j2 B="$BV" "$BV/taintguard.so" "$BV/taintguard" "$BV/taintguard-audit" \
-		"$BV/dnf5/taintguard.so" >"$W/build-sid.log" 2>&1 ||
+	sid_createrepo_c >"$W/build-sid.log" 2>&1 || { echo "# createrepo_c's headers: $(tail -n 2 "$W/build-sid.log")"; return 1; }
+	in_sid make -s -C "$REPO" -j2 B="$BV" CRC_LIBS=-l:libcreaterepo_c.so.1 "$BV/taintguard.so" "$BV/taintguard" \
+		"$BV/taintguard-audit" "$BV/dnf5/taintguard.so" >"$W/build-sid.log" 2>&1 ||
 		{ echo "# $(grep -m 3 -E 'error|Error' "$W/build-sid.log")"; return 1; }
 	in_sid dnf5 --version >"$W/dnf5-version" 2>&1 || { echo "# no dnf5 in the sid chroot"; return 1; }
 	macros "$REPO/$BV"
@@ -247,12 +269,22 @@ five() {
 	check "$C five: every line at most 160 characters" short_lines
 	check "$C five: a command line with --exclude=kmod-lve,lve-tools,lve-utils printed" \
 		says "--exclude=kmod-lve,lve-tools,lve-utils"
+	# the same again: the packages are in the client's cache since the first run,
+	# so the refusal is known before the confirmation prompt and the download
+	run_client five-again install lve-tools good-utils
+	FIVE_AGAIN=$OUT
+	check "$C five again: stopped before the prompt, from the earlier download, exit 1 ($RC)" \
+		bash -c "test $RC = 1 && grep -q 'taintguard, before downloading (known from an earlier download)' <<<\"\$0\" &&
+			! grep -q -E 'Is this ok|Downloading Packages|Running transaction' <<<\"\$0\"" "$OUT"
+	check "$C five again: kmod-lve and its two dependents said once" \
+		bash -c "OUT=\$0; [ \$(grep -c 'refused kmod-lve-1.0-1.noarch' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-utils-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-tools-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ]" "$OUT"
 	run_rest five-rest
 	FIVE_REST=$OUT
 	check "$C five: the printed command installs the innocent pair, exit 0 ($RC; $(rpmq_$C))" \
 		bash -c "test $RC = 0 && test '$(rpmq_$C)' = 'good-utils-1.0-1.noarch kmod-good-1.0-1.noarch '"
 	check "$C five: no installed package with an unmet requirement ($(unmet | head -n 1))" test -z "$(unmet)"
 	{ echo "### $C install lve-tools good-utils"; echo "$FIVE_OUT"
+	  echo "### $C install lve-tools good-utils again (the packages in the cache)"; echo "$FIVE_AGAIN"
 	  echo "### $C, the printed command line"; echo "$FIVE_REST"; } >>"$W/five.txt"
 }
 # the client's exit status when the plugin refused a package of the transaction

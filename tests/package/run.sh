@@ -115,7 +115,7 @@ rpmg -U "${RPMS2[@]}"
 rc=$?
 n2=$(rpm --root "$R" -qa --qf '%{NAME}-%{RELEASE}\n' 2>/dev/null | grep -c '^taintguard.*-1\.tg2$')
 check "taintguard's own upgrade passes its installed plugin (${#RPMS2[@]} packages, $n2 upgraded, exit $rc)" \
-	bash -c "test $rc = 0 && test $n2 = 5 && ! grep -q 'taintguard:.*refused' '$W/g.log'"
+	bash -c "test $rc = 0 && test $n2 = $N && ! grep -q 'taintguard:.*refused' '$W/g.log'"
 [ $rc = 0 ] || sed 's/^/#   /' "$W/g.log"
 # a package that is not ours, with a file in our directory: refused by the installed plugin
 mkdir -p "$W/g" && printf 'mkdir -p "$1/etc/taintguard" && echo x >"$1/etc/taintguard/extra.yaml"\n' >"$W/g/evil.sh"
