@@ -90,20 +90,35 @@ class Taintguard(dnf.Plugin):
         super().__init__(base, cli)
         self.cli = cli
         self.command = '@BINDIR@/taintguard'
+        self.cache = None
 
     def config(self):
         cp = self.read_config(self.base.conf)
         if cp.has_section('main') and cp.has_option('main', 'command'):
             self.command = cp.get('main', 'command')
+        if cp.has_section('main') and cp.has_option('main', 'cache'):
+            self.cache = cp.get('main', 'cache')
 
     # ---------------------------------------------------------------- judging
 
     def audit(self, pkgs):
         """Refused packages of @pkgs (downloaded), by `taintguard audit --format json`."""
         files = {os.path.realpath(p.localPkg()): p for p in pkgs}
-        if not files:
+        return self.run_audit(['--no-cache'], files, lambda jp: os.path.realpath(jp.get('file') or ''))
+
+    def audit_cached(self, pkgs):
+        """Refused packages of @pkgs that taintguard's audit cache knows by their checksum."""
+        sums = {}
+        for p in pkgs:
+            if p.chksum:
+                sums['%s:%s' % (hawkey.chksum_name(p.chksum[0]), p.chksum[1].hex())] = p
+        opts = ['--cached-only'] + (['--cache', self.cache] if self.cache else [])
+        return self.run_audit(opts, sums, lambda jp: jp.get('checksum'))
+
+    def run_audit(self, opts, args, key):
+        if not args:
             return []
-        cmd = [self.command, 'audit', '--format', 'json', '--quiet', '--no-cache']
+        cmd = [self.command, 'audit', '--format', 'json', '--quiet'] + opts
         root = self.base.conf.installroot
         if root and root != '/':
             cmd += ['--root', root]
@@ -111,16 +126,19 @@ class Taintguard(dnf.Plugin):
         if policy:
             cmd += ['--policy', policy]
         try:
-            r = subprocess.run(cmd + sorted(files), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            r = subprocess.run(cmd + sorted(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                universal_newlines=True, check=False)
+        except OSError as e:
+            raise dnf.exceptions.Error(TAG + 'cannot judge the transaction: %s: %s' % (self.command, e))
+        try:
             report = json.loads(r.stdout)
-        except (OSError, ValueError) as e:
-            err = getattr(locals().get('r'), 'stderr', '') or str(e)
-            raise dnf.exceptions.Error(TAG + 'cannot judge the transaction (%s): %s'
-                                       % (self.command, err.strip().splitlines()[-1:] or e))
+        except ValueError:
+            last = (r.stderr.strip().splitlines() or ['exit status %d' % r.returncode])[-1]
+            raise dnf.exceptions.Error(TAG + 'cannot judge the transaction: %s audit: %s'
+                                       % (self.command, last))
         refused = []
         for jp in report.get('packages', []):
-            p = files.get(os.path.realpath(jp.get('file') or ''))
+            p = args.get(key(jp))
             if p is None or (jp.get('action') != 'deny' and jp.get('status') != 'error'):
                 continue
             refused.append(Verdict(p, self.reason_lines(p, jp, policy)))
@@ -240,14 +258,15 @@ class Taintguard(dnf.Plugin):
     # ------------------------------------------------------------------ hooks
 
     def resolved(self):
-        """Before the prompt: packages already downloaded (an earlier run) are judged now."""
+        """Before the prompt: packages already downloaded (an earlier run), or whose
+        checksum taintguard's audit cache knows, are judged now."""
         if mode() in ('warn', 'off') or not self.base.transaction:
             return
-        have = [p for p in self.base.transaction.install_set
-                if not p._is_local_pkg() and os.path.exists(p.localPkg()) and p.verifyLocalPkg()]
-        refused = self.audit(have)
+        pkgs = [p for p in self.base.transaction.install_set if not p._is_local_pkg()]
+        have = [p for p in pkgs if os.path.exists(p.localPkg()) and p.verifyLocalPkg()]
+        refused = self.audit(have) + self.audit_cached([p for p in pkgs if p not in have])
         if refused:
-            self.stop(refused, 'taintguard, before downloading (known from an earlier download)')
+            self.stop(refused, 'taintguard, before downloading (verdicts already known)')
 
     def pre_transaction(self):
         if mode() in ('warn', 'off') or not self.base.transaction:

@@ -35,6 +35,7 @@
 #include <libdnf5/base/transaction_package.hpp>
 #include <libdnf5/conf/config_parser.hpp>
 #include <libdnf5/plugin/iplugin.hpp>
+#include <libdnf5/rpm/checksum.hpp>
 #include <libdnf5/rpm/package_query.hpp>
 #include <libdnf5/transaction/transaction_item_action.hpp>
 
@@ -162,6 +163,8 @@ public:
 	{
 		if (parser.has_option("main", "command"))
 			command = parser.get_value("main", "command");
+		if (parser.has_option("main", "cache"))
+			cache = parser.get_value("main", "cache");
 	}
 
 	libdnf5::PluginAPIVersion get_api_version() const noexcept override { return REQUIRED_API; }
@@ -176,10 +179,10 @@ public:
 		return nullptr;
 	}
 
-	/* Before the prompt: packages already downloaded by an earlier run. */
+	/* Before the prompt: packages already downloaded, or known to the audit cache. */
 	void goal_resolved(const libdnf5::base::Transaction &ts) override
 	{
-		judge(ts, true, "taintguard, before downloading (known from an earlier download)");
+		judge(ts, true, "taintguard, before downloading (verdicts already known)");
 	}
 
 	void pre_transaction(const libdnf5::base::Transaction &ts) override
@@ -188,7 +191,7 @@ public:
 	}
 
 private:
-	std::string command = TG_BINDIR "/taintguard";
+	std::string command = TG_BINDIR "/taintguard", cache;
 
 	void judge(const libdnf5::base::Transaction &ts, bool cached_only, const std::string &when)
 	{
@@ -212,29 +215,53 @@ private:
 		throw Stop("taintguard refused a package of the transaction (above)");
 	}
 
+	/*
+	 * The refused packages of @pkgs: their downloaded files, or (@cached_only,
+	 * before the download) the files an earlier run left and the packages
+	 * whose checksum taintguard's audit cache knows.
+	 */
 	std::vector<Refused> audit(const std::vector<libdnf5::rpm::Package> &pkgs, bool cached_only)
 	{
-		std::map<std::string, libdnf5::rpm::Package> files;
+		std::map<std::string, libdnf5::rpm::Package> files, sums;
 		for (const auto &p : pkgs) {
 			std::string f = p.get_package_path();
 			struct stat st;
-			if (f.empty() || (cached_only && stat(f.c_str(), &st) < 0))
+			if (f.empty() || (cached_only && stat(f.c_str(), &st) < 0)) {
+				auto c = p.get_checksum();
+				if (cached_only && !c.get_checksum().empty())
+					sums.emplace(c.get_type_str() + ":" + c.get_checksum(), p);
 				continue;
+			}
 			char *rp = realpath(f.c_str(), nullptr);
 			files.emplace(rp ? rp : f, p);
 			free(rp);
 		}
+		auto refused = run_audit({"--no-cache"}, files, "file", cached_only);
+		std::vector<std::string> opts{"--cached-only"};
+		if (!cache.empty())
+			opts.insert(opts.end(), {"--cache", cache});
+		auto known = run_audit(opts, sums, "checksum", true);
+		refused.insert(refused.end(), known.begin(), known.end());
+		return refused;
+	}
+
+	/* `taintguard audit --format json OPTS ARGS`; a package of @args by its JSON @field. */
+	std::vector<Refused> run_audit(const std::vector<std::string> &opts,
+				       const std::map<std::string, libdnf5::rpm::Package> &args, const char *field,
+				       bool cached_only)
+	{
 		std::vector<Refused> refused;
-		if (files.empty())
+		if (args.empty())
 			return refused;
-		std::vector<std::string> argv{command, "audit", "--format", "json", "--quiet", "--no-cache"};
+		std::vector<std::string> argv{command, "audit", "--format", "json", "--quiet"};
+		argv.insert(argv.end(), opts.begin(), opts.end());
 		std::string root = get_base().get_config().get_installroot_option().get_value();
 		if (!root.empty() && root != "/")
 			argv.insert(argv.end(), {"--root", root});
 		std::string policy = macro("%{?_taintguard_policy}");
 		if (!policy.empty())
 			argv.insert(argv.end(), {"--policy", policy});
-		for (const auto &f : files)
+		for (const auto &f : args)
 			argv.push_back(f.first);
 		int status = 0;
 		std::string out = run(argv, status);
@@ -247,11 +274,12 @@ private:
 		}
 		for (size_t i = 0; i < json_object_array_length(list); i++) {
 			json_object *jp = json_object_array_get_idx(list, i);
-			char *rp = realpath(json_str(jp, "file").c_str(), nullptr);
-			auto it = files.find(rp ? rp : "");
+			std::string k = json_str(jp, field);
+			char *rp = strcmp(field, "file") ? nullptr : realpath(k.c_str(), nullptr);
+			auto it = args.find(rp ? rp : k);
 			free(rp);
 			bool deny = json_str(jp, "action") == "deny";
-			if (it == files.end() || !(deny || (!cached_only && json_str(jp, "status") == "error")))
+			if (it == args.end() || !(deny || (!cached_only && json_str(jp, "status") == "error")))
 				continue;
 			refused.push_back({it->second, reason_lines(it->second, jp, policy)});
 		}

@@ -155,7 +155,8 @@ rpmq_dnf5() { in_sid rpm --root "$R" --dbpath /var/lib/rpm -qa --qf '%{NEVRA}\n'
 setup_dnf() {
 	macros "$REPO/$B"
 	mkdir -p "$W/dnf-plugins"
-	printf '[main]\nenabled = 1\ncommand = %s\n' "$REPO/$B/taintguard" >"$W/dnf-plugins/taintguard.conf"
+	printf '[main]\nenabled = 1\ncommand = %s\ncache = %s\n' "$REPO/$B/taintguard" "$W/tgcache-dnf" \
+		>"$W/dnf-plugins/taintguard.conf"
 	mkdir -p "$W/repos.d"
 	printf '[tg]\nname=tg client test\nbaseurl=http://127.0.0.1:%s/\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n' \
 		"$PORT" >"$W/repos.d/tg.repo"
@@ -189,8 +190,8 @@ setup_dnf5() {
 	setup_dnf
 	macros "$REPO/$BV"
 	mkdir -p "$W/dnf5-plugins"
-	printf '[main]\nname = taintguard\nenabled = 1\ncommand = %s\n' "$REPO/$BV/taintguard" \
-		>"$W/dnf5-plugins/taintguard.conf"
+	printf '[main]\nname = taintguard\nenabled = 1\ncommand = %s\ncache = %s\n' "$REPO/$BV/taintguard" \
+		"$W/tgcache-dnf5" >"$W/dnf5-plugins/taintguard.conf"
 }
 
 # verb CLIENT STEP: the client's command for install, upgrade, downgrade, reinstall, erase
@@ -274,10 +275,22 @@ five() {
 	run_client five-again install lve-tools good-utils
 	FIVE_AGAIN=$OUT
 	check "$C five again: stopped before the prompt, from the earlier download, exit 1 ($RC)" \
-		bash -c "test $RC = 1 && grep -q 'taintguard, before downloading (known from an earlier download)' <<<\"\$0\" &&
+		bash -c "test $RC = 1 && grep -q 'taintguard, before downloading (verdicts already known)' <<<\"\$0\" &&
 			! grep -q -E 'Is this ok|Downloading Packages|Running transaction' <<<\"\$0\"" "$OUT"
 	check "$C five again: kmod-lve and its two dependents said once" \
 		bash -c "OUT=\$0; [ \$(grep -c 'refused kmod-lve-1.0-1.noarch' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-utils-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-tools-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ]" "$OUT"
+	# not downloaded, but audited before: taintguard's audit cache knows the
+	# packages by their repository checksum
+	find "$W/cache" -name '*.rpm' -delete
+	if [ $C = dnf5 ]; then in_sid "$REPO/$BV/taintguard" audit -q --cache "$W/tgcache-$C" "http://127.0.0.1:$PORT/"
+	else "$REPO/$B/taintguard" audit -q --cache "$W/tgcache-$C" "http://127.0.0.1:$PORT/"; fi >"$W/audit.log" 2>&1
+	run_client five-audited install lve-tools good-utils
+	FIVE_AUDITED=$OUT
+	check "$C five, audited before: stopped before the prompt and any download, exit 1 ($RC)" \
+		bash -c "test $RC = 1 && grep -q 'taintguard, before downloading (verdicts already known)' <<<\"\$0\" &&
+			! grep -q -E 'Is this ok|Downloading Packages|Running transaction|\[1/5\]' <<<\"\$0\"" "$OUT"
+	check "$C five, audited before: kmod-lve with its reason and its two dependents, once each" \
+		bash -c "OUT=\$0; [ \$(grep -c 'refused kmod-lve-1.0-1.noarch: module lve' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-utils-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ] && [ \$(grep -c 'lve-tools-1.0-1.noarch: not installed' <<<\"\$OUT\") = 1 ]" "$OUT"
 	run_rest five-rest
 	FIVE_REST=$OUT
 	check "$C five: the printed command installs the innocent pair, exit 0 ($RC; $(rpmq_$C))" \
@@ -285,6 +298,7 @@ five() {
 	check "$C five: no installed package with an unmet requirement ($(unmet | head -n 1))" test -z "$(unmet)"
 	{ echo "### $C install lve-tools good-utils"; echo "$FIVE_OUT"
 	  echo "### $C install lve-tools good-utils again (the packages in the cache)"; echo "$FIVE_AGAIN"
+	  echo "### $C install lve-tools good-utils, nothing downloaded, audited before (taintguard audit URL)"; echo "$FIVE_AUDITED"
 	  echo "### $C, the printed command line"; echo "$FIVE_REST"; } >>"$W/five.txt"
 }
 # the client's exit status when the plugin refused a package of the transaction
