@@ -115,6 +115,14 @@ endif
 ifneq ($(HOOK_SRC),)
 TARGETS += $(B)/taintguard-dkms
 endif
+# The dnf plugins (client-plugins/, taintguard-dnf(8)): dnf 4's is Python, made
+# here only to name the installed taintguard command; dnf5's is built only
+# where libdnf5's headers are.
+TARGETS += $(B)/dnf4/taintguard.py $(B)/dnf4/taintguard.conf
+HAVE_LIBDNF5 := $(shell $(PKG_CONFIG) --exists libdnf5 2>/dev/null && echo yes)
+ifeq ($(HAVE_LIBDNF5),yes)
+TARGETS += $(B)/dnf5/taintguard.so
+endif
 
 all: $(TARGETS)
 
@@ -287,6 +295,23 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 $(B)/taintguard-status.service: systemd/taintguard-status.service.in $(PATHS_STAMP)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
 
+$(B)/dnf4/%: client-plugins/dnf4/% $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
+
+DNF5_CFLAGS = $(shell $(PKG_CONFIG) --cflags libdnf5 json-c 2>/dev/null)
+DNF5_LIBS = $(shell $(PKG_CONFIG) --libs libdnf5 json-c rpm 2>/dev/null)
+$(B)/dnf5/taintguard.so: client-plugins/dnf5/taintguard.cpp $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++20 -shared -fPIC -O2 -g -Wall -Wextra -DTG_BINDIR='"$(BINDIR)"' $(DNF5_CFLAGS) \
+		-o $@ $< $(DNF5_LIBS)
+
+# Where dnf 4 (python3-dnf) and dnf5 look for plugins and their configuration
+DNF4_PLUGINDIR ?= $(shell /usr/bin/python3 -c 'import dnf.const; print(dnf.const.PLUGINPATH)' 2>/dev/null)
+DNF4_CONFDIR   ?= $(SYSCONFDIR)/dnf/plugins
+DNF5_PLUGINDIR ?= $(shell $(PKG_CONFIG) --variable=libdir libdnf5 2>/dev/null)/libdnf5/plugins
+DNF5_CONFDIR   ?= $(SYSCONFDIR)/dnf/libdnf5-plugins
+
 $(B)/taintguard.pc: taintguard.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)|' $< > $@
 
@@ -322,6 +347,13 @@ install: all install-lib $(B)/taintguard-status.service
 		install -d $(DESTDIR)$(RPM_PLUGINDIR) $(DESTDIR)$(RPM_MACRODIR) && \
 		install -m 755 $(B)/taintguard.so $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so && \
 		install -m 644 rpm-plugin/macros.transaction_taintguard $(DESTDIR)$(RPM_MACRODIR)/; fi
+	# the dnf plugins, where a dnf is there to load them
+	if [ -n "$(DNF4_PLUGINDIR)" ]; then install -d $(DESTDIR)$(DNF4_PLUGINDIR) $(DESTDIR)$(DNF4_CONFDIR) && \
+		install -m 644 $(B)/dnf4/taintguard.py $(DESTDIR)$(DNF4_PLUGINDIR)/taintguard.py && \
+		install -m 644 $(B)/dnf4/taintguard.conf $(DESTDIR)$(DNF4_CONFDIR)/taintguard.conf; fi
+	if [ -f $(B)/dnf5/taintguard.so ]; then install -d $(DESTDIR)$(DNF5_PLUGINDIR) $(DESTDIR)$(DNF5_CONFDIR) && \
+		install -m 755 $(B)/dnf5/taintguard.so $(DESTDIR)$(DNF5_PLUGINDIR)/taintguard.so && \
+		install -m 644 client-plugins/dnf5/taintguard.conf $(DESTDIR)$(DNF5_CONFDIR)/taintguard.conf; fi
 	PREFIX=$(PREFIX) LIBEXECDIR=$(LIBEXECDIR) SYSCONFDIR=$(SYSCONFDIR) B=$(B) hooks/install.sh $(DESTDIR)
 	# what is installed now is what the admin accepts (taintguard status compares with it);
 	# a package (DESTDIR) leaves that to rpm -V and the admin
@@ -344,6 +376,8 @@ uninstall:
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man8/%,$(wildcard man/*.8))
 	[ -z "$(RPM_PLUGINDIR)" ] || rm -f $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so \
 		$(DESTDIR)$(RPM_MACRODIR)/macros.transaction_taintguard
+	[ -z "$(DNF4_PLUGINDIR)" ] || rm -f $(DESTDIR)$(DNF4_PLUGINDIR)/taintguard.py $(DESTDIR)$(DNF4_CONFDIR)/taintguard.conf
+	rm -f $(DESTDIR)$(DNF5_PLUGINDIR)/taintguard.so $(DESTDIR)$(DNF5_CONFDIR)/taintguard.conf
 	-rmdir $(DESTDIR)$(DATADIR)/taintguard 2>/dev/null
 
 # Source tarball of the tracked files (as in the working tree), for taintguard.spec.

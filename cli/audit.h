@@ -114,6 +114,7 @@ struct audit {
 	const char *ca_cert;	/* --ca-cert */
 	const char *cache_dir;	/* --cache, NULL: the default */
 	bool no_cache;		/* --no-cache */
+	bool cached_only;	/* --cached-only: the arguments are checksums, judged from the cache */
 	struct pkg_cache *cache;
 	char *keyring_id;	/* what signatures were checked against (cached records carry it) */
 	struct audit_remote **remotes;

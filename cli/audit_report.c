@@ -24,7 +24,8 @@
  *                    "config": the kernel .config used ("NEVRA:/path" from
  *                              the set, a host path) or null}],
  *       "modules": [ the per-module object of `check --format json`, plus
- *                    "package", "nevra", "license_tag", "owned", "link_target" ]}],
+ *                    "package", "nevra", "license_tag", "owned", "link_target",
+ *                    "headline" (the one line every front end prints) ]}],
  *    "summary": {"packages", "modules", "deny", "mark", "allow", "error",
  *                "skipped_without_modules"}}
  *   A symvers LABEL from the audited set is "NEVRA:/path/in/package".
@@ -108,19 +109,24 @@ static void count(const struct audit *a, struct counts *c)
 
 /* -------------------------------------------------------------- text */
 
-/* The one line rpm, dnf, zypper and dkms print, for each module not allowed. */
+/* The one line rpm, dnf, zypper and dkms print for a module, naming its package by NEVRA. */
+static void headline(const struct audit_pkg *p, const struct audit_module *m, char *line, size_t len)
+{
+	struct tg_verdict v = m->v;	/* shallow: only the package differs */
+
+	if (p->nevra)
+		v.package = p->nevra;
+	tg_verdict_headline(&v, NULL, line, len);
+}
+
 static void print_headlines(const struct audit_pkg *p, FILE *out)
 {
 	char line[512];
 
 	for (size_t j = 0; j < p->n_mods; j++) {
-		struct tg_verdict v = p->mods[j]->v;	/* shallow: only the package differs */
-
-		if (v.action == TG_ACTION_ALLOW)
+		if (p->mods[j]->v.action == TG_ACTION_ALLOW)
 			continue;
-		if (p->nevra)
-			v.package = p->nevra;
-		tg_verdict_headline(&v, NULL, line, sizeof(line));
+		headline(p, p->mods[j], line, sizeof(line));
 		fprintf(out, "  %s\n", line);
 	}
 }
@@ -237,7 +243,7 @@ static void jstr(FILE *out, const char *s)
 /* The per-module contract of `check`, plus the package fields. */
 static void module_json(const struct audit_pkg *p, const struct audit_module *m, FILE *out)
 {
-	char *buf = NULL;
+	char *buf = NULL, line[512];
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 
@@ -264,6 +270,9 @@ static void module_json(const struct audit_pkg *p, const struct audit_module *m,
 	fputs(p->unowned ? "false" : "true", out);
 	fputs(", \"link_target\": ", out);
 	jstr(out, m->link_target);
+	headline(p, m, line, sizeof(line));	/* what the dnf plugins print */
+	fputs(", \"headline\": ", out);
+	jstr(out, line);
 	fputc('}', out);
 }
 

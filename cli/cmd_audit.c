@@ -77,6 +77,10 @@ static void audit_usage(FILE *out)
 	      "      --cache DIR          cache of package facts (default: /var/cache/taintguard\n"
 	      "                           as root, else $XDG_CACHE_HOME/taintguard)\n"
 	      "      --no-cache           neither read nor write the cache\n"
+	      "      --cached-only        the arguments are repository checksums (TYPE:HEX):\n"
+	      "                           judge the packages the cache has read before, skip\n"
+	      "                           the others (what the dnf plugins know before a\n"
+	      "                           download)\n"
 	      "  -x, --excludes           print only 'excludepkgs=NEVRA,...' of denied packages\n"
 	      "                           (a line for dnf.conf or a .repo file)\n"
 	      "  -j, --jobs N             threads (default: number of CPUs)\n"
@@ -186,6 +190,12 @@ static void process(struct audit *a, struct audit_pkg **todo, size_t n, bool mod
 	for (size_t i = 0; i < n; i++)
 		if (!audit_cache_load(a, todo[i]))
 			todo[k++] = todo[i];
+	if (a->cached_only) {
+		/* nothing is read: what the cache lacks stays unknown, unlisted */
+		for (size_t i = 0; i < k; i++)
+			todo[i]->has_modules = false;
+		return;
+	}
 	for (size_t start = 0, end; start < k; start = end) {
 		uint64_t bytes = 0;
 
@@ -207,6 +217,23 @@ static void process(struct audit *a, struct audit_pkg **todo, size_t n, bool mod
 		}
 		early_lines(a, todo + start, end - start);
 	}
+}
+
+/* --cached-only: a package known only by its repository checksum, as the cache keys it. */
+static int by_checksum(struct audit *a, const char *sum)
+{
+	struct audit_pkg *p;
+
+	if (!pkg_checksum_type(sum)) {
+		cli_error("%s: not a checksum (TYPE:HEX, e.g. sha256:...)", sum);
+		return -EINVAL;
+	}
+	audit_cache_open(a);
+	p = audit_pkg_new(a);
+	if (!p || !(p->checksum = strdup(sum)))
+		return -ENOMEM;
+	p->has_modules = true;
+	return 0;
 }
 
 /* A: every package that may carry modules (a repository said which). */
@@ -286,7 +313,7 @@ static int outcome(const struct audit *a)
 int cmd_audit(int argc, char **argv)
 {
 	enum { OPT_INSTALLED = 256, OPT_DBPATH, OPT_METALINK, OPT_MIRRORLIST, OPT_CACERT, OPT_CACHE,
-	       OPT_NO_CACHE, OPT_ALL };
+	       OPT_NO_CACHE, OPT_ALL, OPT_CACHED_ONLY };
 	static const struct option longopts[] = {
 		CLI_COMMON_LONGOPTS,
 		{ "excludes", no_argument, NULL, 'x' },
@@ -299,6 +326,7 @@ int cmd_audit(int argc, char **argv)
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "cached-only", no_argument, NULL, OPT_CACHED_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -357,6 +385,9 @@ int cmd_audit(int argc, char **argv)
 		case OPT_ALL:
 			a.all = true;
 			continue;
+		case OPT_CACHED_ONLY:
+			a.cached_only = true;
+			continue;
 		case OPT_DBPATH:
 			a.dbpath = optarg;
 			continue;
@@ -406,7 +437,7 @@ int cmd_audit(int argc, char **argv)
 		}
 	} else {
 		for (int i = optind; i < argc; i++)
-			if (audit_collect(&a, argv[i]) < 0)
+			if ((a.cached_only ? by_checksum(&a, argv[i]) : audit_collect(&a, argv[i])) < 0)
 				goto out;
 		for (size_t i = 0; i < n_mirrors; i++)
 			if (audit_repo_remote(&a, mirrors[i], kinds[i]) < 0)

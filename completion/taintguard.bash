@@ -40,7 +40,7 @@ _taintguard()
 	local opts
 	case ${words[1]} in
 	check) opts="--kernel --symvers --config --root --policy --format --jobs --max-module-size --limit --verbose --help" ;;
-	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --metalink --mirrorlist --ca-cert --cache --no-cache --jobs --max-module-size --limit --quiet --verbose --help" ;;
+	audit) opts="--kernel --symvers --config --root --installed --dbpath --policy --format --excludes --metalink --mirrorlist --ca-cert --cache --no-cache --cached-only --jobs --max-module-size --limit --quiet --verbose --help" ;;
 	status) opts="--root --dbpath --format --check --skip --accept --verbose --help" ;;
 	explain) opts="--root --help" ;;
 	kernel)
