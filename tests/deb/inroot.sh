@@ -67,7 +67,7 @@ rc=$?
 mv "/lib/modules/$K2/build.tg-hidden" "/lib/modules/$K2/build"
 check "wl: apt-get install broadcom-sta-dkms from Debian's non-free archive (exit $rc)" test $rc = 0
 check "wl: built and installed for $K1 through the hook (a mark: it taints P)" \
-	bash -c "ls /lib/modules/$K1/updates/dkms/wl.ko* >/dev/null 2>&1 && grep -q 'taintguard-dkms: .*broadcom-sta/6.30.223.271.*wl' '$LOG' &&
+	bash -c "ls /lib/modules/$K1/updates/dkms/wl.ko* >/dev/null 2>&1 &&
 		 ls /var/lib/taintguard/marks/dkms-broadcom-sta-6.30.223.271-$K1.json >/dev/null 2>&1"
 /etc/kernel/postinst.d/dkms "$K2" "/boot/vmlinuz-$K2" >"$LOG" 2>&1
 /etc/kernel/postinst.d/dkms-taintguard "$K2" "/boot/vmlinuz-$K2" >"$D/hook.txt" 2>&1
