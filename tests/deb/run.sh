@@ -51,12 +51,13 @@ echo "# built in $((SECONDS - t0)) s"
 
 # ------------------------------------------------------------ lintian
 tests/lib/chroot.sh run bookworm-debbuild --scratch --bind "$W" -- \
-	lintian --fail-on error,warning --show-overrides "$CHANGES" >"$W/lintian.txt" 2>&1
+	lintian --fail-on error,warning "$CHANGES" >"$W/lintian.txt" 2>&1
 rc=$?
 sed 's/^/#   lintian: /' "$W/lintian.txt"
 check "lintian on the .deb and the .changes: no error, no warning (exit $rc)" \
 	bash -c "[ $rc = 0 ] && ! grep -q '^[EW]: ' '$W/lintian.txt'"
-echo "# lintian: $(grep -c '^E: ' "$W/lintian.txt") errors, $(grep -c '^W: ' "$W/lintian.txt") warnings, $(grep -c '^I: ' "$W/lintian.txt") info, $(grep -c '^O: ' "$W/lintian.txt") overridden (debian/taintguard.lintian-overrides)"
+# (--show-overrides would count the overridden warnings as failures)
+echo "# lintian: $(grep -c '^E: ' "$W/lintian.txt") errors, $(grep -c '^W: ' "$W/lintian.txt") warnings, $(grep -c '^I: ' "$W/lintian.txt") info; $(grep -c '^taintguard: ' debian/taintguard.lintian-overrides) overrides in debian/taintguard.lintian-overrides"
 
 # ------------------------------------------------------------ the fresh root
 # broadcom-sta-dkms from Debian's non-free archive, fetched once
