@@ -109,6 +109,7 @@ struct audit {
 	struct cli_opts o;
 	const char *dbpath;
 	bool installed, excludes;
+	bool no_rpmdb;		/* --installed where rpm is not set up (a dpkg-only host) */
 	bool all;		/* --all (or -v): the text lists every module, not only the problems */
 	bool jsonl;		/* --format jsonl */
 	const char *ca_cert;	/* --ca-cert */

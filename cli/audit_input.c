@@ -377,16 +377,19 @@ static void drop_not_modules(struct audit_pkg *p)
 
 int audit_scan_installed(struct audit *a)
 {
-	rpmts ts = pkg_ts_new(a->o.root);
 	struct pkg_fileset seen = { 0 };
 	struct audit_module **all;
 	size_t n_all = 0;
-	int r;
+	int r = 0;
 
-	if (!ts)
-		return -ENOMEM;
-	r = pkg_rpmdb_each(ts, add_installed, a, &a->n_skipped);
-	rpmtsFree(ts);
+	if (!a->no_rpmdb) {
+		rpmts ts = pkg_ts_new(a->o.root);
+
+		if (!ts)
+			return -ENOMEM;
+		r = pkg_rpmdb_each(ts, add_installed, a, &a->n_skipped);
+		rpmtsFree(ts);
+	}
 	/* each file once: the rpmdb's first, then dpkg's and DKMS's, then the unowned */
 	for (size_t i = 0; r == 0 && i < a->n_pkgs; i++)
 		r = once(a, a->pkgs[i], &seen);

@@ -425,11 +425,21 @@ int cmd_audit(int argc, char **argv)
 	a.ks = pkg_kernelset_new(warn_kernel_file, NULL);
 	if (!ctx || !a.ks)
 		goto out;
-	if (pkg_rpm_setup(a.dbpath, a.o.verbose, &error) < 0) {
+	if (pkg_rpm_setup(a.dbpath, a.o.verbose, &error) >= 0) {
+		rpm_ready = true;
+	} else if (a.installed && !a.dbpath) {
+		/*
+		 * Debian without the rpm package: librpm but no rpm configuration,
+		 * so no rpmdb either; dpkg and DKMS still say who owns what.
+		 */
+		if (!a.o.quiet)
+			fprintf(stderr, "audit: %s (rpm is not installed?): no rpmdb read\n",
+				error ? error : "cannot set up librpm");
+		a.no_rpmdb = true;
+	} else {
 		cli_error("%s", error ? error : "cannot set up librpm");
 		goto out;
 	}
-	rpm_ready = true;
 	if (a.installed) {
 		if (audit_scan_installed(&a) < 0) {
 			cli_error("cannot read the installed system: out of memory");

@@ -2,7 +2,7 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -127,6 +127,8 @@ for s in $SUITES; do
 	guard) run_suite guard tests/guard/run.sh ;;	# packages and files that would switch taintguard off
 	dkms) run_suite dkms tests/dkms/run.sh ;;
 	package) run_suite package tests/package/run.sh ;;
+	# the .deb: built in a Debian 12 chroot, lintian, installed and purged on a fresh DKMS root
+	deb) run_suite deb tests/deb/run.sh ;;
 	kernel) run_suite kernel tests/kernel/run.sh ;;
 	kernel-6.12) run_suite kernel-6.12 tests/kernel/run.sh --target 6.12 ;;
 	# then taintguard over all its in-tree modules: no false alarm (tests/kernel/tree.sh)

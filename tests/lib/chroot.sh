@@ -11,6 +11,9 @@
 #                                               /proc and each DIR (same path inside)
 #                                               mounted in a private mount namespace
 #                                               that vanishes with the command
+#        tests/lib/chroot.sh run NAME --scratch ... the same over a tmpfs overlay:
+#                                               what CMD writes vanishes with it, the
+#                                               cached chroot stays as it was made
 #
 # NAME.conf is sourced by bash and sets:
 #   suite=SUITE          Debian suite (trixie, sid, ...)
@@ -77,12 +80,13 @@ make_chroot() {
 
 run_in() {
 	local name=$1; shift
-	local binds=() dir
+	local binds=() dir scratch= rc=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--bind) binds+=("$2"); shift 2 ;;
+		--scratch) scratch=$(mktemp -d /tmp/tg-scratch.XXXXXX); shift ;;
 		--) shift; break ;;
-		*) die "run: expected --bind DIR or --, got '$1'" ;;
+		*) die "run: expected --bind DIR, --scratch or --, got '$1'" ;;
 		esac
 	done
 	[ $# -gt 0 ] || die "run: no command"
@@ -90,7 +94,14 @@ run_in() {
 	# A private mount namespace: the mounts go away with the command, even
 	# when it is killed.
 	unshare --mount --propagation private -- bash -euc '
-		dir=$1; shift; n=$1; shift
+		dir=$1; shift; scratch=$1; shift; n=$1; shift
+		if [ -n "$scratch" ]; then
+			# the overlay'"'"'s layers in a tmpfs: gone with the namespace
+			mount -t tmpfs -o mode=700 tg-scratch "$scratch"
+			mkdir "$scratch/upper" "$scratch/work" "$scratch/root"
+			mount -t overlay tg-scratch -o "lowerdir=$dir,upperdir=$scratch/upper,workdir=$scratch/work" "$scratch/root"
+			dir=$scratch/root
+		fi
 		mount --rbind /dev "$dir/dev"
 		mount -t proc proc "$dir/proc"
 		for ((i = 0; i < n; i++)); do
@@ -98,11 +109,13 @@ run_in() {
 		done
 		exec chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 			LANG=C.UTF-8 TERM="${TERM:-dumb}" "$@"
-	' _ "$dir" "${#binds[@]}" "${binds[@]}" "$@"
+	' _ "$dir" "$scratch" "${#binds[@]}" "${binds[@]}" "$@" || rc=$?
+	[ -z "$scratch" ] || rmdir "$scratch"
+	return "$rc"
 }
 
 case ${1:-} in
 path) [ $# -eq 2 ] || die "usage: chroot.sh path NAME"; make_chroot "$2" ;;
-run) [ $# -ge 2 ] || die "usage: chroot.sh run NAME [--bind DIR]... -- CMD"; shift; run_in "$@" ;;
-*) die "usage: chroot.sh path NAME | run NAME [--bind DIR]... -- CMD [ARG...]" ;;
+run) [ $# -ge 2 ] || die "usage: chroot.sh run NAME [--scratch] [--bind DIR]... -- CMD"; shift; run_in "$@" ;;
+*) die "usage: chroot.sh path NAME | run NAME [--scratch] [--bind DIR]... -- CMD [ARG...]" ;;
 esac
