@@ -99,6 +99,36 @@ suite_build_san() {
 	else echo "not ok - ASan+UBSan build"; echo "0 passed, 1 failed"; return 1; fi
 }
 
+# The Debian chroots the chosen suites need (tests/lib/chroot.sh), made in the
+# background from the start, in the order the suites come: making one is mostly
+# downloading and unpacking, which the suites before it overlap.  A suite that
+# needs one still being made waits for it (chroot.sh locks each); one that
+# failed here is tried again, and reported, by its suite.
+chroots_for() {
+	case $1 in
+	rpm-4.20) echo trixie ;;
+	rpm-6.1 | clients) echo sid ;;
+	deb) echo bookworm-debbuild bookworm-deb ;;
+	kernel-7) echo trixie-kbuild ;;
+	esac
+}
+prefetch_chroots() {
+	local s c want=" "
+	[ "$(id -u)" = 0 ] && command -v mmdebstrap >/dev/null || return 0
+	for s in $SUITES; do
+		for c in $(chroots_for "$s"); do
+			case $want in *" $c "*) ;; *) want="$want$c " ;; esac
+		done
+	done
+	[ -n "${want// /}" ] || return 0
+	echo "# making in the background, when not made yet:$want(log: $LOGDIR/chroots.log)"
+	(for c in $want; do tests/lib/chroot.sh path "$c" >/dev/null || true; done) \
+		>"$LOGDIR/chroots.log" 2>&1 &
+	PREFETCH=$!
+}
+PREFETCH=
+[ -n "${TG_NO_PREFETCH:-}" ] || prefetch_chroots
+
 for s in $SUITES; do
 	case $s in
 	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
@@ -150,6 +180,8 @@ for s in $SUITES; do
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac
 done
+# a chroot no chosen suite reached yet: not left half made in the background
+[ -z "$PREFETCH" ] || wait "$PREFETCH"
 echo "=== summary"
 [ -z "$failed_suites" ] || echo "failed suites:$failed_suites"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
