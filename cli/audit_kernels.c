@@ -262,7 +262,9 @@ int report_kernels_text(const struct audit *a, FILE *out)
 
 		for (size_t j = 0; j < row->n; j++)
 			n_missing += missing(row, j);
-		fprintf(out, "kernel %s: %zu module%s", row->release, row->n, row->n == 1 ? "" : "s");
+		/* the modules it has, then the ones it will miss (not counted twice) */
+		fprintf(out, "kernel %s: %zu module%s", row->release, row->n - n_missing,
+			row->n - n_missing == 1 ? "" : "s");
 		if (n_missing)
 			fprintf(out, ", %zu missing", n_missing);
 		fputc('\n', out);
