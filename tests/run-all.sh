@@ -25,6 +25,13 @@ total_skip=0
 failed_suites=""
 LOGDIR=tests/out/logs
 mkdir -p "$LOGDIR"
+# The image cache (docs/cache.md): this run's own, warm after the first judgement of each
+# kernel, never the host's /var/cache/taintguard.  Suites that test the cache use their own.
+if [ -z "${TAINTGUARD_IMAGE_CACHE:-}" ]; then
+	TG_IMAGE_CACHE_TMP=$(mktemp -d /tmp/tg-image-cache.XXXXXX)
+	export TAINTGUARD_IMAGE_CACHE=$TG_IMAGE_CACHE_TMP/images
+	trap 'rm -rf "$TG_IMAGE_CACHE_TMP"' EXIT
+fi
 
 # Each suite prints "ok"/"not ok" lines and a last line "N passed, N failed"
 # (", N skipped" when it skips: counted apart, neither passed nor failed).
