@@ -355,6 +355,8 @@ uninstall:
 	[ -z "$(RPM_PLUGINDIR)" ] || rm -f $(DESTDIR)$(RPM_PLUGINDIR)/taintguard.so \
 		$(DESTDIR)$(RPM_MACRODIR)/macros.transaction_taintguard
 	-rmdir $(DESTDIR)$(DATADIR)/taintguard 2>/dev/null
+	# the image cache (made on first use): facts any run can read again from the images
+	rm -rf $(DESTDIR)/var/cache/taintguard/images
 
 # Source tarball of the tracked files (as in the working tree), for taintguard.spec.
 VERSION = $(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)

@@ -320,23 +320,6 @@ static bool entry_get(const struct tg_image_cache *c, const struct key *k, uint6
 	return ok;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *q = p;
-
-	while (n) {
-		ssize_t w = write(fd, q, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
-		q += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The whole entry for @f, made under @cap. */
 static int entry_encode(const struct key *k, const struct tg_image_facts *f, uint64_t cap,
 			struct buf *b)
