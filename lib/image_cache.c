@@ -127,7 +127,15 @@ struct tg_image_cache *tg_image_cache_open(void)
 		return NULL;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		make_dirs(path, geteuid() == 0 ? 0755 : 0700);
+		/*
+		 * A named directory's parents must exist: the name may be
+		 * another system's (a chroot, a root rpm entered) and nothing
+		 * is made there but the last component.
+		 */
+		if (env)
+			mkdir(path, geteuid() == 0 ? 0755 : 0700);
+		else
+			make_dirs(path, 0755);
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (fd < 0)
