@@ -63,7 +63,8 @@ for r in 6.1.0-57-amd64 6.12.95+deb12-amd64; do
 	fi
 	root=$(make_root "$r")
 	img=$root/boot/vmlinuz-$r
-	C=$T/cache-$r/images
+	C=$T/cache-$r/images	# made by the first run: its parent exists
+	mkdir "$T/cache-$r"
 	E=$C/$(sha "$img")
 	base_show=$(show "$r" "$root" off)
 	base_judge=$(judge "$r" "$root" off)
