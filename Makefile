@@ -68,6 +68,11 @@ REPO_LIBS   := $(shell $(PKG_CONFIG) --libs librepo glib-2.0 2>/dev/null) $(CRC_
 READER_SRC = $(sort $(wildcard lib/module*.c lib/elf_access.c lib/signature.c lib/decompress.c lib/strpool.c lib/kernel_places.c \
 	pkg/classify.c pkg/ftype.c pkg/module.c pkg/files.c pkg/payload.c pkg/decode.c pkg/rpm.c pkg/repo.c)) lib/taintguard.h
 READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
+# What the image reader is: an image cache entry (lib/image_cache.c) is only
+# believed when written by the same code that decodes and searches images.
+IMAGE_READER_SRC = $(sort $(wildcard lib/kimage*.c lib/kimage.h lib/decompress.c lib/loader_scan.c \
+	lib/loader_facts.h lib/keyring.h lib/image_cache.c))
+IMAGE_READER_ID := $(shell cat $(IMAGE_READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
@@ -132,6 +137,8 @@ PATHS_STAMP = $(B)/paths.stamp
 $(shell mkdir -p $(B); echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' | cmp -s - $(PATHS_STAMP) || echo '$(DATADIR) $(SYSCONFDIR) $(LIBEXECDIR) $(BINDIR)' > $(PATHS_STAMP))
 READER_STAMP = $(B)/reader.stamp
 $(shell echo '$(READER_ID)' | cmp -s - $(READER_STAMP) || echo '$(READER_ID)' > $(READER_STAMP))
+IMAGE_READER_STAMP = $(B)/image-reader.stamp
+$(shell echo '$(IMAGE_READER_ID)' | cmp -s - $(IMAGE_READER_STAMP) || echo '$(IMAGE_READER_ID)' > $(IMAGE_READER_STAMP))
 
 # Hidden by default: only what lib/taintguard.h declares is exported (see lib/libtaintguard.map).
 $(B)/lib/%.o: lib/%.c $(wildcard lib/*.h util/*.h) $(PATHS_STAMP)
@@ -149,6 +156,9 @@ $(B)/guard/%.o: guard/%.c guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 $(B)/pkg/%.o: pkg/%.c lib/taintguard.h pkg/pkg.h pkg/owners.h guard/guard.h $(wildcard util/*.h) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipkg -Iguard $(ALLCFLAGS) $(RPM_CFLAGS) $(REPO_CFLAGS) -c -o $@ $<
+
+$(B)/lib/image_cache.o: $(IMAGE_READER_STAMP)
+$(B)/lib/image_cache.o: CPPFLAGS += -DTG_IMAGE_READER_ID='"$(IMAGE_READER_ID)"'
 
 $(B)/pkg/cache.o: $(READER_STAMP)
 $(B)/pkg/cache.o: CPPFLAGS += -DTG_READER_ID='"$(READER_ID)"'
@@ -379,6 +389,8 @@ uninstall:
 	[ -z "$(DNF4_PLUGINDIR)" ] || rm -f $(DESTDIR)$(DNF4_PLUGINDIR)/taintguard.py $(DESTDIR)$(DNF4_CONFDIR)/taintguard.conf
 	rm -f $(DESTDIR)$(DNF5_PLUGINDIR)/taintguard.so $(DESTDIR)$(DNF5_CONFDIR)/taintguard.conf
 	-rmdir $(DESTDIR)$(DATADIR)/taintguard 2>/dev/null
+	# the image cache (made on first use): facts any run can read again from the images
+	rm -rf $(DESTDIR)/var/cache/taintguard/images
 
 # Source tarball of the tracked files (as in the working tree), for taintguard.spec.
 VERSION = $(shell sed -n 's/^\#define TG_VERSION_STRING "\(.*\)"/\1/p' lib/taintguard.h)

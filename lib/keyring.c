@@ -25,6 +25,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include "image_cache.h"
 #include "keyring.h"
 #include "loader_facts.h"
 
@@ -183,6 +184,8 @@ void tg_keyring_free(struct tg_keyring *kr)
 	free(kr->image);
 	free(kr->sysmap);
 	free(kr->source);
+	tg_image_cache_free(kr->cache);
+	free(kr->cache_entry);
 	strv_free(&kr->skipped);
 	pthread_mutex_destroy(&kr->lock);
 	free(kr);
@@ -286,6 +289,8 @@ struct tg_keyring *tg_keyring_lazy(const char *image, const char *sysmap, const 
 		kr->sysmap_fd = sysmap ? -errno : -ENOENT;
 	kr->max_input = lim->max_input_size;
 	kr->max_image = lim->max_kernel_image_size;
+	/* now, like the image: a caller that chroots later still uses the host's cache */
+	kr->cache = tg_image_cache_open();
 	if (!kr->image || (sysmap && !kr->sysmap)) {
 		tg_keyring_free(kr);
 		return NULL;
@@ -305,19 +310,19 @@ static double now_ms(void)
 static int add_image(struct tg_keyring *kr, const void *img, size_t len, const char *label,
 		     const void *map, size_t maplen, const struct tg_limits *lim, struct tg_error *e)
 {
-	unsigned char *list = NULL;
-	size_t llen = 0;
-	char *how = NULL;
+	struct tg_image_facts f;
 	int r;
 
-	r = tg_kimage_cert_list(img, len, label, map, maplen, lim, &list, &llen, &how, &kr->lf_bits, e);
+	/* one decoding, or none with the image cache, serves the certificates and the loader facts */
+	r = tg_image_facts_get(kr->cache, img, len, label, map, maplen, lim, &f, &kr->cache_entry, e);
+	kr->lf_bits = f.lf_bits;
 	if (map)
 		kr->lf_bits |= tg_lf_scan_sysmap(map, maplen);
 	if (r == 0) {
-		r = tg_keyring_add_list(kr, list, llen, label);
+		r = tg_keyring_add_list(kr, f.list, f.list_len, label);
 		if (r == 0)
 			r = tg_fail(e, -ENOKEY, "%s: its certificate list (%s) holds no certificate "
-				    "the kernel would load", label, how);
+				    "the kernel would load", label, f.how);
 		else if (r > 0)
 			r = 0;
 		else
@@ -325,12 +330,11 @@ static int add_image(struct tg_keyring *kr, const void *img, size_t len, const c
 	}
 	if (r == 0) {
 		free(kr->source);
-		kr->source = strf("%s (%s)", label, how);
+		kr->source = strf("%s (%s)", label, f.how);
 		if (!kr->source)
 			r = tg_fail(e, -ENOMEM, "%s: out of memory", label);
 	}
-	free(list);
-	free(how);
+	tg_image_facts_free(&f);
 	return r;
 }
 
@@ -442,6 +446,7 @@ int tg_keyring_load_image_mem(const void *data, size_t len, const char *label, c
 			       data ? "larger than the input size limit" : "no data");
 	if (tg_keyring_new(&kr) < 0)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	kr->cache = tg_image_cache_open();
 	r = add_image(kr, data, len, label, sysmap, sysmap ? maplen : 0, lim, err);
 	if (r < 0) {
 		tg_keyring_free(kr);
@@ -459,6 +464,11 @@ size_t tg_keyring_count(const struct tg_keyring *kr)
 const char *tg_keyring_source(const struct tg_keyring *kr)
 {
 	return kr ? (kr->source ? kr->source : kr->image) : NULL;
+}
+
+const char *tg_keyring_cache_entry(const struct tg_keyring *kr)
+{
+	return kr && kr->loaded ? kr->cache_entry : NULL;
 }
 
 double tg_keyring_load_ms(const struct tg_keyring *kr)

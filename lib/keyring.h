@@ -52,12 +52,28 @@ struct tg_keyring {
 	 * messages found in it and the System.map symbols (loader_facts.h bits).
 	 */
 	unsigned lf_bits;
+	/*
+	 * The image cache (image_cache.h), opened with the image; NULL: none.
+	 * @cache_entry: the entry the image's facts came from, NULL when the
+	 * image was decoded.
+	 */
+	struct tg_image_cache *cache;
+	char *cache_entry;
 };
 
-/* kimage_certs.c: the system certificate list of a kernel image (see there). */
+/* What the certificate search saw of a wholly decoded image beside the list. */
+struct tg_kimage_scan {
+	unsigned lf_bits;		/* the loader's messages found (loader_facts.h bits) */
+	uint64_t decoded;		/* bytes the image decoded to */
+};
+
+/*
+ * kimage_certs.c: the system certificate list of a kernel image (see
+ * there); with @scan (may be NULL) the image is decoded whole and searched.
+ */
 int tg_kimage_cert_list(const void *data, size_t len, const char *label, const char *sysmap,
 			size_t maplen, const struct tg_limits *lim, unsigned char **list,
-			size_t *list_len, char **how, unsigned *lf_bits, struct tg_error *err);
+			size_t *list_len, char **how, struct tg_kimage_scan *scan, struct tg_error *err);
 
 /* keyring.c (tg_keyring_lazy() is in internal.h) */
 /* Read a lazy keyring now (once; later calls return the first result). */
@@ -68,6 +84,8 @@ double tg_keyring_load_ms(const struct tg_keyring *kr);
  * was searched), reading it now if it was not; @why says why not, if not.
  */
 unsigned tg_keyring_loader_bits(struct tg_keyring *kr, char *why, size_t len);
+/* The image cache entry the image's facts came from; NULL when it was decoded (or not read). */
+const char *tg_keyring_cache_entry(const struct tg_keyring *kr);
 /* Add the certificates of a kernel-style list (DER certificates back to back). */
 int tg_keyring_add_list(struct tg_keyring *kr, const unsigned char *p, size_t len, const char *label);
 const struct tg_cert *tg_keyring_by_serial(const struct tg_keyring *kr, const unsigned char *issuer,

@@ -259,7 +259,7 @@ static const char *errstr(int r)
 
 int tg_kimage_cert_list(const void *data, size_t len, const char *label, const char *sysmap,
 			size_t maplen, const struct tg_limits *lim, unsigned char **list,
-			size_t *list_len, char **how, unsigned *lf_bits, struct tg_error *err)
+			size_t *list_len, char **how, struct tg_kimage_scan *scan, struct tg_error *err)
 {
 	struct tg_kread r = { .cap = lim->max_kernel_image_size };
 	const char *container, *where = NULL, *mapnote = "";
@@ -287,11 +287,13 @@ int tg_kimage_cert_list(const void *data, size_t len, const char *label, const c
 	 * With System.map only the bytes up to the list are decoded, unless the
 	 * loader's messages are searched too: then the one decoding is whole.
 	 */
-	ret = tg_kread_decode(&r, ks.have_list && ks.have_size && !lf_bits ? HEAD_BYTES : UINT64_MAX);
+	ret = tg_kread_decode(&r, ks.have_list && ks.have_size && !scan ? HEAD_BYTES : UINT64_MAX);
 	if (ret < 0)
 		goto fail;
-	if (lf_bits)
-		*lf_bits = tg_lf_scan_image(r.k.p, r.k.len);
+	if (scan) {
+		scan->lf_bits = tg_lf_scan_image(r.k.p, r.k.len);
+		scan->decoded = r.k.len;
+	}
 	if (ks.have_list && ks.have_size && (r.k.elf || ks.have_text)) {
 		ret = read_at(&r, ks.list, ks.size, ks.text, &c);
 		if (ret == 0 && list_sane(&r.k, &c)) {

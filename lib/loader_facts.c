@@ -80,6 +80,7 @@ void tg_loader_facts_get(const struct tg_kernel *k, struct tg_loader_facts *lf)
 			if (bits & TG_LF_SCANNED) {
 				f->source = TG_LFS_IMAGE;
 				f->value = yes_no(bits & (1u << i));
+				f->cached = tg_keyring_cache_entry(k->keyring);
 			} else if (d->since) {
 				from_release(f, d, k->version, why);
 			} else {
@@ -160,7 +161,9 @@ static char *evidence(const struct tg_loader_facts *lf, enum tg_lf id)
 
 	switch (f->source) {
 	case TG_LFS_IMAGE:
-		return strf("string \"%s\" %s in %s", f->what, yes ? "found" : "absent", file);
+		/* the cache is said: the image was not decoded in this run */
+		return strf("string \"%s\" %s in %s%s%s%s", f->what, yes ? "found" : "absent", file,
+			    f->cached ? " (cache " : "", f->cached ? f->cached : "", f->cached ? ")" : "");
 	case TG_LFS_SYSMAP:
 		return strf("symbol %s %s in %s", f->what, yes ? "found" : "absent", file);
 	case TG_LFS_CONFIG:

@@ -56,6 +56,7 @@ struct tg_lfact {
 	const char *what;	/* the string, symbol or option looked for */
 	const char *file;	/* the file that answered (a path of the kernel) */
 	const char *why;	/* TG_LFS_RELEASE: why no file answered */
+	const char *cached;	/* TG_LFS_IMAGE: the image cache entry it was read from, or NULL */
 };
 
 struct tg_loader_facts {

@@ -463,23 +463,6 @@ static void write_error(struct pkg_cache *c, const char *path, int err)
 	pthread_mutex_unlock(&c->mu);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *q = p;
-
-	while (n) {
-		ssize_t w = write(fd, q, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
-		q += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int pkg_cache_put(struct pkg_cache *c, const char *kind, const char *key, const void *body, size_t len)
 {
 	unsigned char hdr[HDR_LEN];

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm
+# Suites: unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -25,6 +25,13 @@ total_skip=0
 failed_suites=""
 LOGDIR=tests/out/logs
 mkdir -p "$LOGDIR"
+# The image cache (docs/cache.md): this run's own, warm after the first judgement of each
+# kernel, never the host's /var/cache/taintguard.  Suites that test the cache use their own.
+if [ -z "${TAINTGUARD_IMAGE_CACHE:-}" ]; then
+	TG_IMAGE_CACHE_TMP=$(mktemp -d /tmp/tg-image-cache.XXXXXX)
+	export TAINTGUARD_IMAGE_CACHE=$TG_IMAGE_CACHE_TMP/images
+	trap 'rm -rf "$TG_IMAGE_CACHE_TMP"' EXIT
+fi
 
 # Each suite prints "ok"/"not ok" lines and a last line "N passed, N failed"
 # (", N skipped" when it skips: counted apart, neither passed nor failed).
@@ -146,6 +153,8 @@ for s in $SUITES; do
 	valgrind) run_suite valgrind tests/valgrind.sh ;;
 	policy-sync) run_suite policy-sync tests/policy-sync/run.sh ;;
 	library) run_suite library tests/library/run.sh ;;	# built against the installed .so
+	# the image cache through the CLI with the real kernels' images (root: owners, mounts)
+	imagecache) run_suite imagecache tests/imagecache/run.sh ;;
 	audit) run_suite audit tests/audit/run.sh ;;
 	repos) run_suite repos tests/repos/run.sh ;;	# repositories by URL (local HTTP servers), the cache
 	rpm) run_suite rpm tests/rpm/run.sh ;;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A growable byte buffer, and the little-endian fields of records written into it. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "grow.h"
@@ -60,4 +62,21 @@ void buf_free(struct buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
+}
+
+int write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *q = p;
+
+	while (n) {
+		ssize_t w = write(fd, q, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		q += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

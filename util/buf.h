@@ -31,4 +31,7 @@ void buf_put_blob(struct buf *b, const void *p, size_t n);
 /* Free the bytes and reset the buffer to { 0 }. */
 void buf_free(struct buf *b);
 
+/* Write all @n bytes of @p to @fd (again after EINTR and short writes); 0 or -errno. */
+int write_all(int fd, const void *p, size_t n);
+
 #endif

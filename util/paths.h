@@ -19,6 +19,9 @@
 #ifndef TG_SYSCONFDIR
 #define TG_SYSCONFDIR "/etc/taintguard"
 #endif
+#ifndef TG_CACHEDIR
+#define TG_CACHEDIR "/var/cache/taintguard"
+#endif
 #ifndef TG_LOCALSTATEDIR
 #define TG_LOCALSTATEDIR "/var/lib/taintguard"
 #endif
