@@ -30,6 +30,7 @@
 #include <rpm/rpmlog.h>
 #include <rpm/rpmstring.h>
 
+#include "grow.h"
 #include "tgp.h"
 
 #define MEMORY_FORMAT "taintguard-refused/1"
@@ -73,15 +74,8 @@ static int add_provide(struct memory_rec *m, char *line)
 	*evr++ = '\0';
 	if (!*name)
 		return -EINVAL;
-	if (m->n == m->cap) {
-		size_t c = m->cap ? m->cap * 2 : 8;
-		struct tgp_provide *a = realloc(m->p, c * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		m->p = a;
-		m->cap = c;
-	}
+	if (grow_array(&m->p, &m->cap, m->n, sizeof(*m->p)) < 0)
+		return -ENOMEM;
 	m->p[m->n] = (struct tgp_provide){ .name = name, .evr = evr,
 					   .flags = (rpmsenseFlags)strtoul(flags, &end, 10) };
 	if (end == flags || *end)
