@@ -638,26 +638,29 @@ int tgp_closure_earlier(struct tgp_closure *cl, const char *nevra, bool left_out
 }
 
 /*
- * After the transaction: each element taintguard refused or left out that rpm
- * did not install, with what it provides, for the next transaction into the root.
+ * After the transaction: the next element, from *@i on, that taintguard
+ * refused or left out and rpm did not install (NULL: no more), with its
+ * provides in *@p (free() it; the strings are the closure's).
  */
-void tgp_closure_remember(struct tgp_closure *cl, struct tgp_state *st)
+rpmte tgp_closure_next_out(struct tgp_closure *cl, size_t *i, bool *left_out,
+			   struct tgp_provide **p, size_t *n)
 {
-	for (size_t i = 0; cl && i < cl->n; i++) {
-		struct cl_elem *e = &cl->e[i];
-		struct tgp_provide *p;
-		size_t n = 0;
+	for (; cl && *i < cl->n; (*i)++) {
+		struct cl_elem *e = &cl->e[*i];
 
 		if (e->state == CL_STAYS || !rpmteFailed(e->te))
 			continue;
 		if (!e->prov)	/* never indexed (out of memory then) */
 			sets_of(e, cl->pool);
-		if (!(p = calloc(rpmdsCount(e->prov) + 1, sizeof(*p))))
-			return;
-		for (rpmdsInit(e->prov); rpmdsNext(e->prov) >= 0; n++)
-			p[n] = (struct tgp_provide){ .name = rpmdsN(e->prov), .evr = rpmdsEVR(e->prov),
-						     .flags = rpmdsFlags(e->prov) };
-		tgp_memory_save(st, e->te, e->state == CL_LEFT_OUT, p, n);
-		free(p);
+		if (!(*p = calloc(rpmdsCount(e->prov) + 1, sizeof(**p))))
+			return NULL;
+		*n = 0;
+		for (rpmdsInit(e->prov); rpmdsNext(e->prov) >= 0; (*n)++)
+			(*p)[*n] = (struct tgp_provide){ .name = rpmdsN(e->prov),
+							 .evr = rpmdsEVR(e->prov),
+							 .flags = rpmdsFlags(e->prov) };
+		*left_out = e->state == CL_LEFT_OUT;
+		return cl->e[(*i)++].te;
 	}
+	return NULL;
 }

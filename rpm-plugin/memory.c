@@ -246,7 +246,7 @@ static int make_dir(char *dir)
 	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
-void tgp_memory_save(struct tgp_state *st, rpmte te, bool left_out, const struct tgp_provide *p,
+static void save_one(struct tgp_state *st, rpmte te, bool left_out, const struct tgp_provide *p,
 		     size_t n)
 {
 	const char *name = rpmteN(te);
@@ -283,6 +283,19 @@ out:
 	free(tmp);
 	free(path);
 	free(dir);
+}
+
+void tgp_memory_save(struct tgp_state *st, struct tgp_closure *cl)
+{
+	struct tgp_provide *p = NULL;
+	size_t i = 0, n = 0;
+	bool left_out;
+	rpmte te;
+
+	while ((te = tgp_closure_next_out(cl, &i, &left_out, &p, &n)) != NULL) {
+		save_one(st, te, left_out, p, n);
+		free(p);
+	}
 }
 
 void tgp_memory_forget(struct tgp_state *st, const char *name)

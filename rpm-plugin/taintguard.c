@@ -633,7 +633,7 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	tgp_guard_reset(st);
 	if (st->root && !st->test && st->closure) {
 		refusals_late(st);	/* a backstop refusal in the last element */
-		tgp_closure_remember(st->closure, st);
+		tgp_memory_save(st, st->closure);
 	}
 	tgp_closure_free(st->closure);
 	st->closure = NULL;

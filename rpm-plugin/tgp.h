@@ -161,8 +161,9 @@ struct tgp_provide {
 };
 int tgp_closure_earlier(struct tgp_closure *cl, const char *nevra, bool left_out, time_t when,
 			const struct tgp_provide *p, size_t n);
-/* tsm_post: remember what was refused or left out (tgp_memory_save) */
-void tgp_closure_remember(struct tgp_closure *cl, struct tgp_state *st);
+/* tsm_post: each element refused or left out that rpm did not install, for memory.c */
+rpmte tgp_closure_next_out(struct tgp_closure *cl, size_t *i, bool *left_out,
+			   struct tgp_provide **p, size_t *n);
 
 /*
  * memory.c: ROOT/STATEDIR/refused/NAME: a package refused or left out, for
@@ -171,8 +172,8 @@ void tgp_closure_remember(struct tgp_closure *cl, struct tgp_state *st);
  */
 /* tsm_pre: the records into @cl; false: none (the common case, one opendir) */
 bool tgp_memory_load(struct tgp_state *st, struct tgp_closure *cl);
-void tgp_memory_save(struct tgp_state *st, rpmte te, bool left_out, const struct tgp_provide *p,
-		     size_t n);
+/* tsm_post: remember what @cl refused or left out */
+void tgp_memory_save(struct tgp_state *st, struct tgp_closure *cl);
 /* a package named @name was installed: its record goes */
 void tgp_memory_forget(struct tgp_state *st, const char *name);
 
