@@ -12,11 +12,17 @@
  * costs a pass over its elements.  Then every requirement leaf is indexed by
  * name once, and each element left out is visited once (a worklist), so a
  * thousand dependents of one package cost a thousand requirement checks.
+ *
+ * A package refused or left out by an earlier transaction into the same root
+ * (memory.c: zypper installs one package per rpm call, --nodeps) joins as an
+ * element of its own, after the transaction's: it provides what its record
+ * says, it is never installed, and the same worklist leaves out what needs it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmdb.h>
@@ -44,6 +50,8 @@ struct cl_elem {
 	bool said;
 	size_t because;		/* left out: the element whose provide it lost */
 	char *why;		/* left out: the line that says so */
+	char *earlier;		/* NULL, or an earlier transaction's package: its NEVRA */
+	time_t when;		/* ... and when it was refused or left out */
 };
 
 /* A name (provide, or a leaf of a requirement) and where it comes from. */
@@ -62,7 +70,9 @@ struct tgp_closure {
 	rpmts ts;
 	rpmstrPool pool;	/* the sets' strings (not frozen, see sets_of()) */
 	struct cl_elem *e;
-	size_t n;
+	size_t n;		/* the transaction's added elements, e[0..n) */
+	size_t n_earlier;	/* earlier transactions' packages, e[n..n + n_earlier) */
+	bool warn;		/* %_taintguard_mode warn: only said, nothing left out */
 	struct cl_key *reqs, *provs;	/* sorted by name */
 	size_t n_reqs, n_provs;
 	bool indexed, file_reqs;
@@ -132,7 +142,8 @@ void tgp_closure_free(struct tgp_closure *cl)
 {
 	if (!cl)
 		return;
-	for (size_t i = 0; cl->e && i < cl->n; i++) {
+	for (size_t i = 0; cl->e && i < cl->n + cl->n_earlier; i++) {
+		free(cl->e[i].earlier);
 		if (cl->e[i].own_ds) {
 			rpmdsFree(cl->e[i].req);
 			rpmdsFree(cl->e[i].prov);
@@ -231,7 +242,8 @@ static int index_elem(struct tgp_closure *cl, size_t i, size_t *rcap, size_t *pc
 	struct cl_elem *e = &cl->e[i];
 	int ix;
 
-	sets_of(e, cl->pool);
+	if (!e->earlier)	/* an earlier one brought its provides and needs nothing */
+		sets_of(e, cl->pool);
 	for (rpmdsInit(e->req); (ix = rpmdsNext(e->req)) >= 0;)
 		if (!skipped_dep(e->req) && add_leaves(cl, rcap, e->req, i, ix) < 0)
 			return -1;
@@ -245,7 +257,7 @@ static int build_index(struct tgp_closure *cl)
 {
 	size_t rcap = 0, pcap = 0;
 
-	for (size_t i = 0; i < cl->n; i++)
+	for (size_t i = 0; i < cl->n + cl->n_earlier; i++)
 		if (index_elem(cl, i, &rcap, &pcap) < 0)
 			return -1;
 	qsort(cl->reqs, cl->n_reqs, sizeof(*cl->reqs), key_cmp);
@@ -277,7 +289,7 @@ static size_t keys_named(const struct cl_key *k, size_t n, const char *name, siz
 
 static rpmfiles files_of(struct cl_elem *e)
 {
-	if (!e->files)
+	if (!e->files && e->te)	/* an earlier one: its record has no file list */
 		e->files = rpmteFiles(e->te);
 	return e->files;
 }
@@ -405,19 +417,42 @@ static bool satisfied(struct tgp_closure *cl, rpmds req)
 
 /* ------------------------------------------------------------ the closure */
 
+/* ", in an earlier transaction at 03:12" (another day: with the date); @brief: ", earlier at" */
+static void when_of(const struct cl_elem *by, bool brief, char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm t, today;
+	bool same_day;
+
+	buf[0] = '\0';
+	if (!by->earlier || !localtime_r(&by->when, &t) || !localtime_r(&now, &today))
+		return;
+	same_day = t.tm_yday == today.tm_yday && t.tm_year == today.tm_year;
+	strftime(buf, size, brief ? (same_day ? ", earlier at %H:%M" : ", earlier on %Y-%m-%d %H:%M") :
+		 same_day ? ", in an earlier transaction at %H:%M" :
+		 ", in an earlier transaction on %Y-%m-%d %H:%M", &t);
+}
+
 /* "needs X, which ..." shortened to fit a line */
 static void set_why(struct tgp_closure *cl, struct cl_elem *e, rpmds req)
 {
 	const struct cl_elem *by = &cl->e[e->because];
 	const char *need = rpmdsDNEVR(req) + 2;	/* "R name >= v" */
-	char buf[LINE_MAX_COLS + 1];
-	int len = (int)strlen(need);
+	char buf[LINE_MAX_COLS + 1], when[64];
+	int len = (int)strlen(need), n = 0;
+	const char *which = by->state == CL_REFUSED ? "taintguard refused" :
+			    by->earlier ? "taintguard left out" : "is not installed either";
 
-	snprintf(buf, sizeof(buf), "taintguard: %s: not installed: needs %.*s%s, which %s (%s)",
-		 rpmteNEVRA(e->te), len > NEED_MAX_COLS ? NEED_MAX_COLS - 3 : len, need,
-		 len > NEED_MAX_COLS ? "..." : "",
-		 by->state == CL_REFUSED ? "taintguard refused" : "is not installed either",
-		 rpmteNEVRA(by->te));
+	/* the long "in an earlier transaction" when it fits */
+	for (int brief = 0; brief < 2 && (brief == 0 || n >= (int)sizeof(buf)); brief++) {
+		when_of(by, brief, when, sizeof(when));
+		n = snprintf(buf, sizeof(buf), "taintguard: %s%s%sneeds %.*s%s, which %s (%s%s)",
+			     cl->warn ? "warn mode: " : "", rpmteNEVRA(e->te),
+			     cl->warn ? " " : ": not installed: ",
+			     len > NEED_MAX_COLS ? NEED_MAX_COLS - 3 : len, need,
+			     len > NEED_MAX_COLS ? "..." : "", which,
+			     by->earlier ? by->earlier : rpmteNEVRA(by->te), when);
+	}
 	free(e->why);
 	e->why = strdup(buf);
 }
@@ -536,7 +571,13 @@ rpmte tgp_closure_find(struct tgp_closure *cl, const char *nevra, size_t len)
 	return NULL;
 }
 
-/* Say every left-out element not said yet (a test transaction: no psm_pre). */
+/*
+ * Say every left-out element not said yet (a test transaction: no psm_pre;
+ * all or nothing).  Not echoed past a client that keeps rpm's log in a test
+ * transaction, as the refusals are not (tgp_report()): dnf shows that log
+ * when the test fails, and otherwise its own taintguard plugin says the same
+ * before the real transaction.
+ */
 size_t tgp_closure_say_all(struct tgp_closure *cl, struct tgp_state *st, int lvl)
 {
 	size_t k = 0;
@@ -545,9 +586,87 @@ size_t tgp_closure_say_all(struct tgp_closure *cl, struct tgp_state *st, int lvl
 		const char *why = tgp_closure_say(cl, cl->e[i].te);
 
 		if (why) {
-			tgp_say(st, lvl, true, "%s\n", why);
+			tgp_say(st, lvl, !st->test, "%s\n", why);
 			k++;
 		}
 	}
 	return k;
+}
+
+/* ------------------------------------------------------------ earlier transactions */
+
+void tgp_closure_warn_only(struct tgp_closure *cl)
+{
+	if (cl)
+		cl->warn = true;
+}
+
+/*
+ * Package @nevra, refused (or left out: @left_out) by an earlier transaction
+ * at @when, providing @p[0..n): what needs it and nothing else provides is
+ * left out at tgp_closure_run().
+ */
+int tgp_closure_earlier(struct tgp_closure *cl, const char *nevra, bool left_out, time_t when,
+			const struct tgp_provide *p, size_t n)
+{
+	size_t total = cl->n + cl->n_earlier + 1;
+	struct cl_elem *e = realloc(cl->e, total * sizeof(*e));
+	size_t *q;
+	rpmds prov = NULL;
+
+	if (!e)
+		return -1;
+	cl->e = e;
+	if (!(q = realloc(cl->queue, total * sizeof(*q))))
+		return -1;
+	cl->queue = q;
+	for (size_t i = 0; i < n; i++) {
+		rpmds one = rpmdsSinglePool(cl->pool, RPMTAG_PROVIDENAME, p[i].name, p[i].evr,
+					    p[i].flags);
+
+		if (!one || rpmdsMerge(&prov, one) < 0) {
+			rpmdsFree(one);
+			rpmdsFree(prov);
+			return -1;
+		}
+		rpmdsFree(one);
+	}
+	e = &cl->e[total - 1];
+	*e = (struct cl_elem){ .prov = prov, .own_ds = true, .when = when,
+			       .state = left_out ? CL_LEFT_OUT : CL_REFUSED };
+	if (!(e->earlier = strdup(nevra))) {
+		rpmdsFree(prov);
+		return -1;
+	}
+	cl->n_earlier++;
+	cl->queue[cl->n_queue++] = total - 1;
+	return 0;
+}
+
+/*
+ * After the transaction: the next element, from *@i on, that taintguard
+ * refused or left out and rpm did not install (NULL: no more), with its
+ * provides in *@p (free() it; the strings are the closure's).
+ */
+rpmte tgp_closure_next_out(struct tgp_closure *cl, size_t *i, bool *left_out,
+			   struct tgp_provide **p, size_t *n)
+{
+	for (; cl && *i < cl->n; (*i)++) {
+		struct cl_elem *e = &cl->e[*i];
+
+		if (e->state == CL_STAYS || !rpmteFailed(e->te))
+			continue;
+		if (!e->prov)	/* never indexed (out of memory then) */
+			sets_of(e, cl->pool);
+		if (!(*p = calloc(rpmdsCount(e->prov) + 1, sizeof(**p))))
+			return NULL;
+		*n = 0;
+		for (rpmdsInit(e->prov); rpmdsNext(e->prov) >= 0; (*n)++)
+			(*p)[*n] = (struct tgp_provide){ .name = rpmdsN(e->prov),
+							 .evr = rpmdsEVR(e->prov),
+							 .flags = rpmdsFlags(e->prov) };
+		*left_out = e->state == CL_LEFT_OUT;
+		return cl->e[(*i)++].te;
+	}
+	return NULL;
 }

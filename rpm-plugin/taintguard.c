@@ -111,6 +111,8 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 {
 	/* distribution kernel packages carry up to ~6,000 modules */
 	unsigned long long maxmods = 16384, maxsecs = 300, jobs = tg_default_jobs();
+	/* one zypper or dnf run: long enough for the packages after a refused one */
+	unsigned long long memory = 3600;
 	char *mode = macro("_taintguard_mode");
 	char *size = macro("_taintguard_max_module_size");
 	const char *opts = rpmPluginOpts(plugin);
@@ -149,6 +151,8 @@ static void read_config(rpmPlugin plugin, struct tgp_state *st)
 		jobs = 16;
 	read_count("_taintguard_jobs", 16, &jobs);
 	st->jobs = (unsigned)jobs;
+	read_count("_taintguard_refusal_memory", 366ULL * 86400, &memory);
+	st->memory = (unsigned long)memory;
 	read_kernel_update(st);
 	read_scope(st);
 	st->statedir = macro("_taintguard_statedir");
@@ -287,7 +291,21 @@ static void refusals_known(struct tgp_state *st, rpmts ts)
 			st->first_refused = te;
 	}
 	rpmtsiFree(pi);
+	/* what earlier transactions into this root refused (zypper: one rpm call each) */
+	tgp_memory_load(st, st->closure);
 	tgp_closure_run(st->closure);
+}
+
+/* warn mode: what an earlier refusal would leave out is only said (as a warning) */
+static void earlier_warned(struct tgp_state *st)
+{
+	if (st->mode != TGP_WARN || !st->closure)
+		return;
+	tgp_memory_load(st, st->closure);
+	tgp_closure_run(st->closure);
+	tgp_closure_say_all(st->closure, st, RPMLOG_WARNING);
+	tgp_closure_free(st->closure);
+	st->closure = NULL;
 }
 
 /* A refusal that came later (the backstop, psm_pre): its dependents not yet processed. */
@@ -348,10 +366,16 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	if (st->mode == TGP_OFF)
 		return RPMRC_OK;	/* records of erased packages still go */
 
-	/* before the prescan, which hands it the headers it reads */
-	if (st->mode == TGP_ENFORCE && !(st->closure = tgp_closure_new(ts)))
+	/*
+	 * Before the prescan, which hands it the headers it reads.  In warn mode
+	 * only when an earlier refusal is remembered: then it says what needs it.
+	 */
+	if ((st->mode == TGP_ENFORCE || tgp_memory_load(st, NULL)) &&
+	    !(st->closure = tgp_closure_new(ts)))
 		rpmlog(RPMLOG_ERR, "taintguard: out of memory; packages that need a refused "
 		       "package are not left out\n");
+	if (st->mode == TGP_WARN)
+		tgp_closure_warn_only(st->closure);
 	tgp_prescan(st, ts);
 	judge = calloc(st->n_pkgs ? st->n_pkgs : 1, sizeof(*judge));
 	for (size_t i = 0; judge && i < st->n_pkgs; i++)
@@ -372,6 +396,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	free(judge);
 	tgp_guard_check(st, ts);
 	refusals_known(st, ts);
+	earlier_warned(st);
 	if (st->scope == TG_SCOPE_TRANSACTION && st->mode == TGP_ENFORCE && st->first_refused)
 		return refuse_transaction(st);
 	if (st->test) {	/* psm/fsm hooks never run: report here */
@@ -606,12 +631,22 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmte te;
 
 	tgp_guard_reset(st);
+	if (st->root && !st->test && st->closure) {
+		refusals_late(st);	/* a backstop refusal in the last element */
+		tgp_memory_save(st, st->closure);
+	}
 	tgp_closure_free(st->closure);
 	st->closure = NULL;
 	if (!st->root || st->test) {
 		tgp_reset(st);
 		return RPMRC_OK;
 	}
+	/* a package installed now: what needs it no longer waits for it */
+	pi = rpmtsiInit(ts);
+	while (st->memory_seen && (te = rpmtsiNext(pi, TR_ADDED)) != NULL)
+		if (!rpmteFailed(te))
+			tgp_memory_forget(st, rpmteN(te));
+	rpmtsiFree(pi);
 	pi = rpmtsiInit(ts);
 	while ((te = rpmtsiNext(pi, TR_REMOVED)) != NULL)
 		if (!rpmteFailed(te) && rpmteNEVRA(te))

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
+#include <rpm/rpmds.h>
 #include <rpm/rpmts.h>
 #include <rpm/rpmte.h>
 
@@ -90,6 +92,8 @@ struct tgp_state {
 	/* the added packages a refusal leaves without a requirement (closure.c) */
 	struct tgp_closure *closure;
 	rpmte first_refused;	/* known in tsm_pre: %_taintguard_refuse_scope transaction */
+	unsigned long memory;	/* %_taintguard_refusal_memory: seconds a refusal is remembered */
+	bool memory_seen;	/* tsm_pre found records: tsm_post removes those installed now */
 };
 
 /* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
@@ -147,6 +151,31 @@ bool tgp_closure_left_out(struct tgp_closure *cl, rpmte te);
 const char *tgp_closure_say(struct tgp_closure *cl, rpmte te);
 rpmte tgp_closure_find(struct tgp_closure *cl, const char *nevra, size_t len);
 size_t tgp_closure_say_all(struct tgp_closure *cl, struct tgp_state *st, int lvl);
+/* %_taintguard_mode warn: the lines say "installed anyway", nothing is left out */
+void tgp_closure_warn_only(struct tgp_closure *cl);
+
+/* A provide of a package an earlier transaction refused (memory.c). */
+struct tgp_provide {
+	const char *name, *evr;
+	rpmsenseFlags flags;
+};
+int tgp_closure_earlier(struct tgp_closure *cl, const char *nevra, bool left_out, time_t when,
+			const struct tgp_provide *p, size_t n);
+/* tsm_post: each element refused or left out that rpm did not install, for memory.c */
+rpmte tgp_closure_next_out(struct tgp_closure *cl, size_t *i, bool *left_out,
+			   struct tgp_provide **p, size_t *n);
+
+/*
+ * memory.c: ROOT/STATEDIR/refused/NAME: a package refused or left out, for
+ * %_taintguard_refusal_memory seconds, so that a later transaction (zypper's
+ * one rpm call per package) leaves out what needs it.
+ */
+/* tsm_pre: the records into @cl; false: none (the common case, one opendir) */
+bool tgp_memory_load(struct tgp_state *st, struct tgp_closure *cl);
+/* tsm_post: remember what @cl refused or left out */
+void tgp_memory_save(struct tgp_state *st, struct tgp_closure *cl);
+/* a package named @name was installed: its record goes */
+void tgp_memory_forget(struct tgp_state *st, const char *name);
 
 /* guard.c: @te is an added element the guard refuses (enforce mode) */
 bool tgp_guard_denies(struct tgp_state *st, rpmte te);

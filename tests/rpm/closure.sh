@@ -170,3 +170,61 @@ clroot
 # shellcheck disable=SC2086
 rpmx -i --define '_taintguard_refuse_scope transactoin' $FIVE
 check "refuse scope typo: all or nothing, said so" bash -c "test '$(db)' = 'cl-base-1.0-1 ' && grep -q \"_taintguard_refuse_scope 'transactoin' is not package or transaction\" <<<\"\$0\"" "$OUT"
+
+# --- C6. one package per rpm call, as zypper commits: refusals are remembered ------------
+# kmod-lve refused in one transaction; lve-utils and lve-tools, each in a transaction
+# of its own with --nodeps (rpmx), are left out: nothing installed provides what they
+# need and taintguard refused (or left out) the package that did, a moment ago.
+MEM=$R/var/lib/taintguard/refused
+EARLIER=", in an earlier transaction at "
+clroot
+rpmx -i "$(P kmod-lve)"
+check "remembered: kmod-lve refused (exit $RC), its record holds its provide" bash -c "test $RC != 0 &&
+	grep -q '^package	kmod-lve-1.0-1.noarch$' '$MEM/kmod-lve' && grep -q '^provide	kmod-lve	8	1.0-1$' '$MEM/kmod-lve'"
+rpmx -i "$(P lve-utils)"
+cl_common "remembered, lve-utils" "cl-base-1.0-1"
+check "remembered: lve-utils left out, said once, exit non-zero ($RC)" bash -c "test $RC != 0 &&
+	test \$(grep -cF 'taintguard: lve-utils-1.0-1.noarch: not installed: needs kmod-lve, which taintguard refused (kmod-lve-1.0-1.noarch$EARLIER' <<<\"\$0\") = 1" "$OUT"
+[ "$RC" != 0 ] || show
+ends_at() { grep -qE "$1.*, (in an )?earlier (transaction )?at [0-9]{2}:[0-9]{2}\)\$" <<<"$OUT"; }
+check "remembered: lve-utils's line whole, ending with the time" ends_at "lve-utils-1.0-1.noarch: not installed"
+rpmx -i "$(P lve-tools)"
+cl_common "remembered, lve-tools" "cl-base-1.0-1"
+check "remembered: lve-tools left out (lve-utils was left out earlier too), once, exit non-zero ($RC)" bash -c "test $RC != 0 &&
+	test \$(grep -cF 'taintguard: lve-tools-1.0-1.noarch: not installed: needs lve-utils, which taintguard left out (lve-utils-1.0-1.noarch, earlier at ' <<<\"\$0\") = 1" "$OUT"
+check "remembered: lve-tools's line whole, ending with the time" ends_at "lve-tools-1.0-1.noarch: not installed"
+rpmx -i "$(P kmod-good)"
+rpmx -i "$(P good-utils)"
+check "remembered: the innocent pair installs, one at a time, nothing said (exit $RC)" bash -c "test $RC = 0 &&
+	test '$(db)' = 'cl-base-1.0-1 good-utils-1.0-1 kmod-good-1.0-1 ' && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+# warn mode only says it
+rpmx -i --test --define '_taintguard_mode warn' "$(P lve-utils)"
+check "remembered, warn mode: said as a warning, not left out (exit $RC)" bash -c "test $RC = 0 &&
+	grep -qF 'warning: taintguard: warn mode: lve-utils-1.0-1.noarch needs kmod-lve, which taintguard refused (kmod-lve-1.0-1.noarch$EARLIER' <<<\"\$0\" &&
+	! grep -q 'not installed' <<<\"\$0\"" "$OUT"
+# past %_taintguard_refusal_memory (an hour) a record no longer leaves anything out, and goes
+touch -d '2 hours ago' "$MEM/kmod-lve" "$MEM/lve-utils"
+rpmx -i "$(P lve-utils)"
+check "remembered: a record older than the bound leaves nothing out and is removed (exit $RC)" bash -c "test $RC = 0 &&
+	test ! -e '$MEM/kmod-lve' && ! grep -q taintguard <<<\"\$0\"" "$OUT"
+check "remembered: lve-utils installed, its own record gone" bash -c "rpm --root '$R' --dbpath /var/lib/rpm -q lve-utils && test ! -e '$MEM/lve-utils'"
+# a shorter bound, by the macro
+clroot
+rpmx -i "$(P kmod-lve)"
+touch -d '2 minutes ago' "$MEM/kmod-lve"
+rpmx -i --define '_taintguard_refusal_memory 60' "$(P lve-utils)"
+check "remembered: %_taintguard_refusal_memory 60: a 2-minute-old refusal is forgotten (exit $RC)" \
+	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q lve-utils"
+# installing the refused package (an exception now) clears its record: its dependents install
+clroot
+rpmx -i "$(P kmod-lve)"
+mkdir -p "$R/etc"
+sed 's/^exceptions: \[\]$/exceptions:\n  - module: "lve"\n    action: allow\n    justification: "test: allow lve"/' \
+	"$POLICY" >"$W/allow-lve.yaml"
+grep -q 'module: "lve"' "$W/allow-lve.yaml" || bail "closure: no 'exceptions: []' in $POLICY"
+rpmx -i --define "_taintguard_policy $W/allow-lve.yaml" "$(P kmod-lve)"
+check "remembered: kmod-lve installed with an exception (exit $RC), its record gone" bash -c "test $RC = 0 &&
+	rpm --root '$R' --dbpath /var/lib/rpm -q kmod-lve && test ! -e '$MEM/kmod-lve'"
+rpmx -i "$(P lve-utils)"
+cl_common "remembered, after the exception" "cl-base-1.0-1 kmod-lve-1.0-1 lve-utils-1.0-1"
+check "remembered: lve-utils installs normally after that (exit $RC)" test "$RC" = 0
