@@ -47,6 +47,7 @@
 #include "buf.h"
 #include "decompress.h"
 #include "image_cache.h"
+#include "dirs.h"
 #include "keyring.h"
 #include "paths.h"
 
@@ -95,25 +96,6 @@ static bool trusted(const struct stat *st)
 	return st->st_uid == 0 || (me != 0 && st->st_uid == me);
 }
 
-/* mkdir -p @path: parents 0755, the last @mode. */
-static void make_dirs(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-	mkdir(buf, mode);
-}
-
 struct tg_image_cache *tg_image_cache_open(void)
 {
 	const char *env = secure_getenv(TG_IMAGE_CACHE_ENV);
@@ -135,7 +117,7 @@ struct tg_image_cache *tg_image_cache_open(void)
 		if (env)
 			mkdir(path, geteuid() == 0 ? 0755 : 0700);
 		else
-			make_dirs(path, 0755);
+			(void)make_dirs(path, 0755);
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (fd < 0)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "internal.h"
 
 #define FORMAT_V1 "taintguard-mark/1"
@@ -223,17 +224,6 @@ static void write_json(FILE *f, const struct tg_record *rec, const struct tg_ver
 		tg_verdict_write_json(v[i], f);
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
-}
-
-/* Make the rename itself durable; a directory that cannot be synced is no error. */
-static void sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
 }
 
 int tg_record_write(const char *dir, const struct tg_record *rec,

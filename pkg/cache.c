@@ -33,6 +33,7 @@
 #include <openssl/evp.h>
 #include <zstd.h>
 
+#include "dirs.h"
 #include "pkg.h"
 
 #ifndef TG_READER_ID
@@ -147,28 +148,6 @@ static bool untrusted(const struct stat *st)
 	if (me == 0)
 		return st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH));
 	return (st->st_uid != me && st->st_uid != 0) || (st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* mkdir -p @path; the last component with @mode. */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 int pkg_cache_open(const char *dir, struct pkg_cache **out, char **error)

@@ -30,6 +30,7 @@
 #include <rpm/rpmlog.h>
 #include <rpm/rpmstring.h>
 
+#include "dirs.h"
 #include "grow.h"
 #include "tgp.h"
 
@@ -222,30 +223,6 @@ static FILE *open_tmp(const char *dir, const char *name, char **tmp)
 	return f;
 }
 
-/* Make the rename itself durable; a directory that cannot be synced is no error. */
-static void sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
-/* mkdir -p of the state directory's refused/ (its parents inside the root exist mostly). */
-static int make_dir(char *dir)
-{
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		(void)mkdir(dir, 0755);
-		*s = '/';
-	}
-	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 static void save_one(struct tgp_state *st, rpmte te, bool left_out, const struct tgp_provide *p,
 		     size_t n)
 {
@@ -257,7 +234,7 @@ static void save_one(struct tgp_state *st, rpmte te, bool left_out, const struct
 	if (!name_ok(name) || !dir)
 		goto out;
 	path = rstrscat(NULL, dir, "/", name, NULL);
-	if ((e = make_dir(dir)) < 0 || !(f = open_tmp(dir, name, &tmp))) {
+	if ((e = make_dirs(dir, 0755)) < 0 || !(f = open_tmp(dir, name, &tmp))) {
 		e = e ? e : -errno;
 		goto out;
 	}
