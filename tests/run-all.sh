@@ -23,6 +23,7 @@ total_pass=0
 total_fail=0
 total_skip=0
 failed_suites=""
+suite_times=""
 LOGDIR=tests/out/logs
 mkdir -p "$LOGDIR"
 # The image cache (docs/cache.md): this run's own, warm after the first judgement of each
@@ -38,9 +39,12 @@ fi
 run_suite() {
 	local name=$1; shift
 	local log=$LOGDIR/$name.log
+	local t0=$SECONDS
 	echo "=== $name"
 	"$@" 2>&1 | tee "$log"
 	local rc=${PIPESTATUS[0]}
+	# where the run's time goes (CI must stay under an hour); not a test
+	suite_times="$suite_times $name $((SECONDS - t0))s"
 	local line p f sk=0
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -n "$line" ]; then
@@ -192,6 +196,7 @@ done
 # a chroot no chosen suite reached yet: not left half made in the background
 [ -z "$PREFETCH" ] || wait "$PREFETCH"
 echo "=== summary"
+echo "time per suite:$suite_times (in all ${SECONDS}s)" | fold -s -w 100
 [ -z "$failed_suites" ] || echo "failed suites:$failed_suites"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
