@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kernel_internal.h"
+#include "vendor_rhel.h"
 
 void tg_kernel_free(struct tg_kernel *k)
 {
@@ -41,10 +42,11 @@ void tg_kernel_free(struct tg_kernel *k)
 	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
 	strv_free_array(k->notes, k->n_notes);
+	tg_rhel_free(k->rhel);
 	free(k);
 }
 
-static int kernel_note(struct tg_kernel *k, const char *msg)
+int tg_kernel_note(struct tg_kernel *k, const char *msg)
 {
 	struct strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
 	int r = strv_push(&sv, msg);
@@ -89,7 +91,7 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 			return 0;
 		}
 		free(p);
-		if (r == -ENOMEM || kernel_note(k, e.msg) < 0)
+		if (r == -ENOMEM || tg_kernel_note(k, e.msg) < 0)
 			return tg_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -132,7 +134,7 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 			*have = true;
 			return 0;
 		}
-		if (e.code && kernel_note(k, e.msg) < 0) {
+		if (e.code && tg_kernel_note(k, e.msg) < 0) {
 			free(p);
 			return tg_fail(err, -ENOMEM, "out of memory");
 		}
@@ -192,7 +194,7 @@ static int kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kcon
 		return 0;
 	k->vermagic = tg_config_vermagic(c, k->release);
 	if (!k->vermagic) {
-		return kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
 				      "determine it (architecture or randstruct)");
 	}
 	k->vermagic_source = strdup(k->config_path);
@@ -285,6 +287,8 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 			r = kernel_vermagic_from_config(k, have_cfg ? &cfg : NULL);
 		if (r == 0)
 			kernel_loader(k, root, have_cfg ? &cfg : NULL);
+		if (r == 0)
+			r = tg_rhel_kernel_load(k, root, lim);
 		if (r < 0) {
 			r = tg_fail(err, r, "%s: out of memory", k->release);
 			goto fail;
