@@ -46,13 +46,25 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k);
 }
 
-int tg_kernel_note(struct tg_kernel *k, const char *msg)
+static int kernel_note(struct tg_kernel *k, const char *msg)
 {
 	struct strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
 	int r = strv_push(&sv, msg);
 
 	k->notes = sv.v;
 	k->n_notes = sv.n;
+	return r;
+}
+
+/* RHEL's platform keys and kABI stablelist (vendor_rhel.c), its problems as notes */
+static int kernel_rhel(struct tg_kernel *k, const char *root, const struct tg_limits *lim)
+{
+	struct strv notes = { 0 };
+	int r = tg_rhel_kernel_load(k, root, lim, &notes);
+
+	for (size_t i = 0; r == 0 && i < notes.n; i++)
+		r = kernel_note(k, notes.v[i]);
+	strv_free(&notes);
 	return r;
 }
 
@@ -91,7 +103,7 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 			return 0;
 		}
 		free(p);
-		if (r == -ENOMEM || tg_kernel_note(k, e.msg) < 0)
+		if (r == -ENOMEM || kernel_note(k, e.msg) < 0)
 			return tg_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -134,7 +146,7 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 			*have = true;
 			return 0;
 		}
-		if (e.code && tg_kernel_note(k, e.msg) < 0) {
+		if (e.code && kernel_note(k, e.msg) < 0) {
 			free(p);
 			return tg_fail(err, -ENOMEM, "out of memory");
 		}
@@ -194,7 +206,7 @@ static int kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kcon
 		return 0;
 	k->vermagic = tg_config_vermagic(c, k->release);
 	if (!k->vermagic) {
-		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+		return kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
 				      "determine it (architecture or randstruct)");
 	}
 	k->vermagic_source = strdup(k->config_path);
@@ -288,7 +300,7 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 		if (r == 0)
 			kernel_loader(k, root, have_cfg ? &cfg : NULL);
 		if (r == 0)
-			r = tg_rhel_kernel_load(k, root, lim);
+			r = kernel_rhel(k, root, lim);
 		if (r < 0) {
 			r = tg_fail(err, r, "%s: out of memory", k->release);
 			goto fail;

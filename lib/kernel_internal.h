@@ -93,9 +93,6 @@ unsigned tg_config_machine(const struct tg_kconfig *c);
 /* kernel_intree.c: vermagic, sizeof(struct module), signing keys from in-tree modules */
 int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim);
 
-/* kernel.c: a note of what went wrong while gathering (k->notes); 0 or -ENOMEM. */
-int tg_kernel_note(struct tg_kernel *k, const char *msg);
-
 /* root.c: "" for the host, else @root without trailing slashes; NULL on ENOMEM. */
 char *tg_root_prefix(const char *root);
 

@@ -84,14 +84,14 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Every certificate file of @dir; a file that does not read is a kernel note. */
-static int platform_keys(struct tg_kernel *k, struct tg_rhel *rh, const char *dir)
+/* Every certificate file of @dir; a file that does not read is a note. */
+static int platform_keys(struct strv *notes, struct tg_rhel *rh, const char *dir)
 {
 	struct dirent **ents = NULL;
 	int n = scandir(dir, &ents, NULL, by_name), r = 0;
 
 	if (n < 0)
-		return errno == ENOENT ? 0 : tg_kernel_note(k, "platform keys: cannot read directory");
+		return errno == ENOENT ? 0 : strv_push(notes, "platform keys: cannot read directory");
 	for (int i = 0; i < n && r >= 0; i++) {
 		struct tg_error e = { 0 };
 		char *p = ents[i]->d_name[0] == '.' ? NULL : strf("%s/%s", dir, ents[i]->d_name);
@@ -100,7 +100,7 @@ static int platform_keys(struct tg_kernel *k, struct tg_rhel *rh, const char *di
 			if (!rh->platform && tg_keyring_new(&rh->platform) < 0)
 				r = -ENOMEM;
 			else if (tg_keyring_add_trusted_file(rh->platform, p, &e) < 0)
-				r = tg_kernel_note(k, e.msg);
+				r = strv_push(notes, e.msg);
 		}
 		free(p);
 	}
@@ -192,8 +192,8 @@ static char *kabi_find(const char *root, const struct tg_kernel *k)
 	return NULL;
 }
 
-static int kabi_load(struct tg_kernel *k, struct tg_rhel *rh, const char *root,
-		     const struct tg_limits *lim)
+static int kabi_load(const struct tg_kernel *k, struct tg_rhel *rh, const char *root,
+		     const struct tg_limits *lim, struct strv *notes)
 {
 	struct tg_error e = { 0 };
 	char *path = kabi_find(root, k);
@@ -207,7 +207,7 @@ static int kabi_load(struct tg_kernel *k, struct tg_rhel *rh, const char *root,
 	if (r == 0)
 		r = tg_rhel_kabi_parse(buf, len, &rh->kabi, &rh->n_kabi);
 	else
-		r = tg_kernel_note(k, e.msg);
+		r = strv_push(notes, e.msg);
 	free(buf);
 	if (rh->n_kabi) {
 		rh->kabi_path = path;
@@ -217,7 +217,8 @@ static int kabi_load(struct tg_kernel *k, struct tg_rhel *rh, const char *root,
 	return r;
 }
 
-int tg_rhel_kernel_load(struct tg_kernel *k, const char *root, const struct tg_limits *lim)
+int tg_rhel_kernel_load(struct tg_kernel *k, const char *root, const struct tg_limits *lim,
+			struct strv *notes)
 {
 	const char *env = getenv("TAINTGUARD_PLATFORM_KEYS");
 	struct tg_rhel *rh;
@@ -233,9 +234,9 @@ int tg_rhel_kernel_load(struct tg_kernel *k, const char *root, const struct tg_l
 		free(dir);
 		return -ENOMEM;
 	}
-	r = platform_keys(k, rh, dir);
+	r = platform_keys(notes, rh, dir);
 	if (r >= 0)
-		r = kabi_load(k, rh, root, lim);
+		r = kabi_load(k, rh, root, lim, notes);
 	free(dir);
 	if (r < 0 || (!rh->platform && !rh->kabi_path)) {
 		tg_rhel_free(rh);

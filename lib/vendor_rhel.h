@@ -20,8 +20,12 @@ struct tg_rhel {
 	char *kabi_path;
 };
 
-/* Read what a RHEL kernel adds under @root (host path prefix, "" for /). */
-int tg_rhel_kernel_load(struct tg_kernel *k, const char *root, const struct tg_limits *lim);
+/*
+ * Read what a RHEL kernel adds under @root (host path prefix, "" for /);
+ * a file that does not read is a line of @notes.
+ */
+int tg_rhel_kernel_load(struct tg_kernel *k, const char *root, const struct tg_limits *lim,
+			struct strv *notes);
 void tg_rhel_free(struct tg_rhel *r);
 
 /* Is @k a RHEL kernel?  @why (static) says which file said so. */

@@ -830,12 +830,15 @@ static void test_verdict_platform_keyring(void **state)
 		skip();
 	}
 	int pk = fx->k->platform_keyring, rd = fx->k->rhel_differences;
+	struct strv notes = { 0 };
 
 	assert_true(dlen > 0);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	file = write_tmp("platform-keys/MOK-0001.der", der, (size_t)dlen);
 	setenv("TAINTGUARD_PLATFORM_KEYS", dir, 1);
-	assert_int_equal(tg_rhel_kernel_load(fx->k, "", &(struct tg_limits){ .max_symvers_size = 1 << 20 }), 0);
+	assert_int_equal(tg_rhel_kernel_load(fx->k, "", &(struct tg_limits){ .max_symvers_size = 1 << 20 },
+					     &notes), 0);
+	assert_int_equal(notes.n, 0);
 	unsetenv("TAINTGUARD_PLATFORM_KEYS");
 	assert_non_null(fx->k->rhel);
 	assert_int_equal(tg_keyring_count(fx->k->rhel->platform), 1);
