@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kernel_internal.h"
+#include "vendor_rhel.h"
 
 void tg_kernel_free(struct tg_kernel *k)
 {
@@ -41,6 +42,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
 	strv_free_array(k->notes, k->n_notes);
+	tg_rhel_free(k->rhel);
 	free(k);
 }
 
@@ -51,6 +53,18 @@ static int kernel_note(struct tg_kernel *k, const char *msg)
 
 	k->notes = sv.v;
 	k->n_notes = sv.n;
+	return r;
+}
+
+/* RHEL's platform keys and kABI stablelist (vendor_rhel.c), its problems as notes */
+static int kernel_rhel(struct tg_kernel *k, const char *root, const struct tg_limits *lim)
+{
+	struct strv notes = { 0 };
+	int r = tg_rhel_kernel_load(k, root, lim, &notes);
+
+	for (size_t i = 0; r == 0 && i < notes.n; i++)
+		r = kernel_note(k, notes.v[i]);
+	strv_free(&notes);
 	return r;
 }
 
@@ -285,6 +299,8 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 			r = kernel_vermagic_from_config(k, have_cfg ? &cfg : NULL);
 		if (r == 0)
 			kernel_loader(k, root, have_cfg ? &cfg : NULL);
+		if (r == 0)
+			r = kernel_rhel(k, root, lim);
 		if (r < 0) {
 			r = tg_fail(err, r, "%s: out of memory", k->release);
 			goto fail;

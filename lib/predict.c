@@ -18,6 +18,7 @@
 #include "loader_facts.h"
 #include "module_internal.h"
 #include "predict.h"
+#include "vendor_rhel.h"
 
 enum {
 	STEP_SIG = 1,
@@ -147,6 +148,10 @@ static const char *kernel_keys_from(const struct tg_kernel *k)
 /* Where a key of ring @ring comes from, for the verdict. */
 static char *key_origin(const struct state *s, const struct tg_sigresult *res)
 {
+	if (res->ring == 2)	/* docs/loader-rules.md#vendor-rules */
+		return strf("%s, enrolled in the platform keyring (UEFI db/MOK), which RHEL's "
+			    "module_sig_check() falls back to (%s)", res->why,
+			    tg_keyring_source(tg_rhel_platform_ring(s->k, &s->lf)));
 	return strf("%s, %s%s)", res->why, res->ring == 0 ? "built into the kernel (" :
 			   "named in the policy's trusted_certificates (",
 			   res->ring == 0 ? kernel_keys_from(s->k) :
@@ -161,7 +166,8 @@ static char *key_origin(const struct state *s, const struct tg_sigresult *res)
 static int verify_signature(struct state *s)
 {
 	const struct tg_signature *sig = &s->m->sig;
-	const struct tg_keyring *rings[2] = { NULL, tg_policy_trusted_certificates(s->p) };
+	const struct tg_keyring *rings[3] = { NULL, tg_policy_trusted_certificates(s->p),
+					      tg_rhel_platform_ring(s->k, &s->lf) };
 	struct tg_error e = { 0 };
 	struct tg_sigresult res;
 	bool keys_known = tg_kernel_keyring(s->k, &rings[0], &e) == 0;
@@ -933,5 +939,5 @@ int tg_predict_module(const char *path, const struct tg_module *m,
 			return r;
 out:
 	settle_taints(&s);
-	return 0;
+	return tg_rhel_verdict(k, &s.lf, m, v);
 }

@@ -58,6 +58,8 @@ int tg_verdict_add_flag(struct tg_verdict *v, char letter, bool module,
 	__attribute__((format(printf, 5, 6)));
 int tg_verdict_add_note(struct tg_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* tg_taint_string() with the letters of the verdict's kernel (a vendor's own bits) */
+char *tg_verdict_taint_string(const struct tg_verdict *v, unsigned mask, char *buf, size_t len);
 int tg_verdict_add_reason(struct tg_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int tg_verdict_add_gpl_import(struct tg_verdict *v, const char *sym);

@@ -109,6 +109,23 @@ static void json_str_field(FILE *out, const char *key, const char *val, bool fir
 	tg_json_string(out, val);
 }
 
+/* RHEL's fields, only where there is one (docs/loader-rules.md#vendor-rules) */
+static void json_rhel(FILE *out, const struct tg_verdict *v)
+{
+	if (v->rhelversion)
+		json_str_field(out, "rhelversion", v->rhelversion, false);
+	if (!v->kabi_stablelist)
+		return;
+	json_key(out, "kabi", false);
+	fputc('{', out);
+	json_str_field(out, "stablelist", v->kabi_stablelist, true);
+	json_key(out, "on_stablelist", false);
+	json_strings(out, v->kabi_on, v->n_kabi_on);
+	json_key(out, "not_on_stablelist", false);
+	json_strings(out, v->kabi_off, v->n_kabi_off);
+	fputc('}', out);
+}
+
 int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 {
 	char t[32], mt[32];
@@ -124,8 +141,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	json_str_field(out, "error", v->error, false);
 	json_key(out, "loads", false);
 	fputs(v->error ? "null" : v->loads ? "true" : "false", out);
-	json_str_field(out, "taint", tg_taint_string(v->taint_kernel, t, sizeof(t)), false);
-	json_str_field(out, "module_taint", tg_taint_string(v->taint_module, mt, sizeof(mt)), false);
+	json_str_field(out, "taint", tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)), false);
+	json_str_field(out, "module_taint", tg_verdict_taint_string(v, v->taint_module, mt, sizeof(mt)), false);
 	json_key(out, "errno", false);
 	fprintf(out, "%d", v->err);
 	json_key(out, "refusal", false);
@@ -161,6 +178,7 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	json_str_field(out, "key_id", v->key_id, false);
 	json_str_field(out, "signature", v->signature, false);
 	json_str_field(out, "signature_detail", v->signature_detail, false);
+	json_rhel(out, v);
 	fputc('}', out);
 	return ferror(out) ? -EIO : 0;
 }

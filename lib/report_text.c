@@ -31,6 +31,29 @@ static void print_symbols(FILE *out, const struct tg_refusal *r, bool verbose)
 	fputc(')', out);
 }
 
+static void print_list(FILE *out, const char *what, char *const *v, size_t n)
+{
+	fprintf(out, "    %s:", what);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s", v[i]);
+	fputc('\n', out);
+}
+
+/* rhelversion, and where the kABI stablelist is known, its membership (docs/loader-rules.md#vendor-rules) */
+static void print_rhel(const struct tg_verdict *v, FILE *out, bool verbose)
+{
+	if (v->rhelversion)
+		fprintf(out, "  rhelversion: %s\n", v->rhelversion);
+	if (!v->kabi_stablelist)
+		return;
+	fprintf(out, "  kABI stablelist %s: %zu of %zu imports on it\n", v->kabi_stablelist,
+		v->n_kabi_on, v->n_kabi_on + v->n_kabi_off);
+	if (v->n_kabi_off)
+		print_list(out, "not on it", v->kabi_off, v->n_kabi_off);
+	if (verbose && v->n_kabi_on)
+		print_list(out, "on it", v->kabi_on, v->n_kabi_on);
+}
+
 static void print_details(const struct tg_verdict *v, FILE *out, bool verbose)
 {
 	for (size_t i = 0; i < v->n_refusals; i++) {
@@ -60,6 +83,7 @@ static void print_details(const struct tg_verdict *v, FILE *out, bool verbose)
 	/* otherwise the refusal, the E flag or a note already says it */
 	if (v->signature_detail && verbose)
 		fprintf(out, "  signature %s: %s\n", v->signature, v->signature_detail);
+	print_rhel(v, out, verbose);
 	for (size_t i = 0; i < v->n_notes; i++)
 		fprintf(out, "  note: %s\n", v->notes[i]);
 }
@@ -70,7 +94,7 @@ int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose)
 
 	fprintf(out, "%s: %s: %s", v->path ? v->path : "?", tg_action_name(v->action), headline(v));
 	if (v->taint_kernel)
-		fprintf(out, ", taint %s", tg_taint_string(v->taint_kernel, t, sizeof(t)));
+		fprintf(out, ", taint %s", tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)));
 	fputc('\n', out);
 	if (v->error) {
 		fprintf(out, "  error: %s\n", v->error);
@@ -80,7 +104,7 @@ int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose)
 			v->license ? "'" : "", v->kernel ? v->kernel : "unknown");
 		if (v->loads)
 			fprintf(out, ", module taint %s",
-				v->taint_module ? tg_taint_string(v->taint_module, mt, sizeof(mt)) : "none");
+				v->taint_module ? tg_verdict_taint_string(v, v->taint_module, mt, sizeof(mt)) : "none");
 		fputc('\n', out);
 		print_details(v, out, verbose);
 	}

@@ -340,6 +340,8 @@ struct tg_kernel {
 	char *this_module_size_source;
 	/* .config: vendors' switches (TG_YES / TG_NO / TG_UNKNOWN), loader_facts */
 	int platform_keyring, rhel_differences, suse_supported;
+	/* RHEL's platform keys and kABI stablelist (vendor_rhel.c), NULL: none */
+	struct tg_rhel *rhel;
 };
 
 struct tg_kernel_opts {
@@ -755,6 +757,12 @@ struct tg_verdict {
 	char **reasons;		/* human-readable, most important first */
 	size_t n_reasons;
 
+	/* RHEL (lib/vendor_rhel.c) */
+	char *rhelversion;	/* the module's rhelversion= ("9.6"), NULL if none */
+	char *kabi_stablelist;	/* the kABI stablelist its imports were looked up in, NULL: none */
+	char **kabi_on, **kabi_off;	/* its imports on the stablelist, and those not */
+	size_t n_kabi_on, n_kabi_off;
+	const char *taint_letters;	/* the target's bit -> letter (32), NULL: upstream's */
 };
 void tg_verdict_free_contents(struct tg_verdict *v);
 

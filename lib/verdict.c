@@ -23,6 +23,21 @@ char *tg_taint_string(unsigned mask, char *buf, size_t len)
 	return buf;
 }
 
+/* With the target kernel's letters (v->taint_letters: a vendor's bits above 19). */
+char *tg_verdict_taint_string(const struct tg_verdict *v, unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!v->taint_letters)
+		return tg_taint_string(mask, buf, len);
+	for (unsigned b = 0; b < 32 && n + 1 < len; b++)
+		if ((mask & TG_TAINT_BIT(b)) && v->taint_letters[b] != ' ')
+			buf[n++] = v->taint_letters[b];
+	if (len)
+		buf[n < len ? n : len - 1] = '\0';
+	return buf;
+}
+
 int tg_taint_bit_from_letter(char c)
 {
 	const char *p = c ? strchr(taint_letters, c) : NULL;
@@ -218,5 +233,9 @@ void tg_verdict_free_contents(struct tg_verdict *v)
 	free(v->rule);
 	free(v->justification);
 	strv_free_array(v->reasons, v->n_reasons);
+	free(v->rhelversion);
+	free(v->kabi_stablelist);
+	strv_free_array(v->kabi_on, v->n_kabi_on);
+	strv_free_array(v->kabi_off, v->n_kabi_off);
 	memset(v, 0, sizeof(*v));
 }

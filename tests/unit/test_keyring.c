@@ -30,6 +30,7 @@
 
 #include "taintguard.h"
 #include "target.h"
+#include "vendor_rhel.h"
 
 /* The suite's target kernel: its image and one of its signed in-tree modules (target.h) */
 #define HOST_RELEASE target_release()
@@ -808,6 +809,72 @@ static void test_verdict_own_key(void **state)
 }
 
 /* The kernel's keys cannot be read: never "clean", never a guess without saying so. */
+/*
+ * RHEL's module_sig_check() retries -ENOKEY against the platform keyring
+ * (docs/loader-rules.md#vendor-rules): a module signed with an enrolled MOK
+ * key, given as the DER file "mokutil --export" writes, verifies on a RHEL
+ * kernel with CONFIG_INTEGRITY_PLATFORM_KEYRING, and not on upstream's.
+ */
+static void test_verdict_platform_keyring(void **state)
+{
+	struct fixture *fx = *state;
+	struct tg_verdict v;
+	unsigned char *ko, *der = NULL;
+	char *dir = tmp_path("platform-keys"), *file;
+	int dlen = i2d_X509(fx ? fx->tk.cert : NULL, &der);
+	size_t len;
+
+	if (!fx) {
+		have_host();	/* says why */
+		free(dir);
+		skip();
+	}
+	int pk = fx->k->platform_keyring, rd = fx->k->rhel_differences;
+	struct strv notes = { 0 };
+
+	assert_true(dlen > 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	file = write_tmp("platform-keys/MOK-0001.der", der, (size_t)dlen);
+	setenv("TAINTGUARD_PLATFORM_KEYS", dir, 1);
+	assert_int_equal(tg_rhel_kernel_load(fx->k, "", &(struct tg_limits){ .max_symvers_size = 1 << 20 },
+					     &notes), 0);
+	assert_int_equal(notes.n, 0);
+	unsetenv("TAINTGUARD_PLATFORM_KEYS");
+	assert_non_null(fx->k->rhel);
+	assert_int_equal(tg_keyring_count(fx->k->rhel->platform), 1);
+	ko = sign_module(fx->dummy, fx->dummy_elf, &fx->tk, EVP_sha256(), 0, &len);
+
+	fx->k->platform_keyring = TG_YES;
+	fx->k->rhel_differences = TG_YES;
+	judge(fx, ko, len, NULL, &v);
+	expect_sig(&v, "verified", true, "", 0, NULL);
+	assert_non_null(strstr(v.signature_detail, "platform keyring"));
+	assert_non_null(strstr(v.signature_detail, "MOK-0001.der"));
+	tg_verdict_free_contents(&v);
+	/* the same kernel without CONFIG_INTEGRITY_PLATFORM_KEYRING: no retry, E */
+	fx->k->platform_keyring = TG_NO;
+	judge(fx, ko, len, NULL, &v);
+	expect_sig(&v, "unknown-key", true, "E", 0, NULL);
+	tg_verdict_free_contents(&v);
+	/* upstream (not RHEL by any of its files): the platform keyring is not for modules */
+	fx->k->platform_keyring = TG_YES;
+	fx->k->rhel_differences = TG_NO;
+	judge(fx, ko, len, NULL, &v);
+	expect_sig(&v, "unknown-key", true, "E", 0, NULL);
+	tg_verdict_free_contents(&v);
+
+	fx->k->platform_keyring = pk;
+	fx->k->rhel_differences = rd;
+	tg_rhel_free(fx->k->rhel);
+	fx->k->rhel = NULL;
+	unlink(file);
+	rmdir(dir);
+	free(file);
+	free(dir);
+	free(ko);
+	OPENSSL_free(der);
+}
+
 static void test_verdict_keys_unknown(void **state)
 {
 	struct fixture *fx = *state;
@@ -918,6 +985,7 @@ int main(void)
 	const struct CMUnitTest verdicts[] = {
 		cmocka_unit_test(test_verdict_distribution),
 		cmocka_unit_test(test_verdict_own_key),
+		cmocka_unit_test(test_verdict_platform_keyring),
 		cmocka_unit_test(test_verdict_keys_unknown),
 	};
 	int r;

@@ -19,6 +19,7 @@
 
 #include "module_internal.h"
 #include "predict.h"
+#include "vendor_rhel.h"
 
 #define EM_X86_64_ 62
 #define EM_AARCH64_ 183
@@ -987,6 +988,76 @@ static void test_order_and_taints(void **state)
 	assert_int_equal(fx.v.n_flags, 0);
 }
 
+/*
+ * RHEL (docs/loader-rules.md#vendor-rules): rhelversion read, each import's
+ * kABI stablelist membership, and mark_tech_preview()/mark_partner_supported()
+ * callers tainted X and p at init, in RHEL's letters, only on a kernel its
+ * files say is RHEL.
+ */
+static void test_rhel(void **state)
+{
+	static const char list[] = "[rhel9_x86_64_stablelist]\n\tprintk\n\tmark_tech_preview\n\n";
+	struct tg_rhel rh = { .kabi_path = "/lib/modules/kabi-rhel96/kabi_stablelist_x86_64" };
+	char t[32];
+
+	set_info("rhelversion", "9.6");
+	use_sym("printk", false, 0x1234);
+	use_sym("mark_tech_preview", false, 0x5678);
+	use_sym("mark_partner_supported", false, 0x9abc);
+	use_sym("rh_private", false, 0x1111);
+	assert_int_equal(tg_rhel_kabi_parse(list, sizeof(list) - 1, &rh.kabi, &rh.n_kabi), 0);
+	assert_int_equal(rh.n_kabi, 2);
+	fx.k.rhel = &rh;
+
+	/* a Debian kernel: rhelversion shown, nothing else of RHEL's */
+	predict();
+	expect_loads("", "");
+	assert_string_equal(fx.v.rhelversion, "9.6");
+	assert_null(fx.v.kabi_stablelist);
+	assert_null(fx.v.taint_letters);
+
+	/* its .config says RHEL */
+	fx.k.rhel_differences = TG_YES;
+	predict();
+	assert_true(has_flag('X'));
+	assert_true(has_flag('p'));
+	assert_string_equal(tg_verdict_taint_string(&fx.v, fx.v.taint_kernel, t, sizeof(t)), "Xp");
+	assert_int_equal(fx.v.taint_module, TG_TAINT_BIT(16) | TG_TAINT_BIT(26));
+	assert_string_equal(fx.v.kabi_stablelist, rh.kabi_path);
+	assert_int_equal(fx.v.n_kabi_on, 2);
+	assert_string_equal(fx.v.kabi_on[0], "printk");
+	assert_string_equal(fx.v.kabi_on[1], "mark_tech_preview");
+	assert_int_equal(fx.v.n_kabi_off, 2);
+	assert_string_equal(fx.v.kabi_off[1], "rh_private");
+
+	/* refused: the init never runs, no X or p */
+	fx.k.sig_force = TG_YES;
+	fx.k.module_sig = TG_YES;
+	predict();
+	assert_false(fx.v.loads);
+	assert_false(has_flag('X'));
+	assert_int_equal(fx.v.taint_kernel & TG_TAINT_BIT(26), 0);
+	assert_int_equal(fx.v.n_kabi_on, 2);
+
+	fx.k.rhel = NULL;
+	strv_free_array(rh.kabi, rh.n_kabi);
+}
+
+/* The letters of RHEL's taint_flags[] (include/linux/panic.h, kernel/panic.c, 9.6). */
+static void test_rhel_letters(void **state)
+{
+	struct tg_verdict v = { .taint_letters = tg_rhel_taint_letters };
+	char t[32];
+
+	assert_int_equal(strlen(tg_rhel_taint_letters), 32);
+	assert_string_equal(tg_verdict_taint_string(&v, TG_TAINT_BIT(12) | TG_TAINT_BIT(13) |
+						     TG_TAINT_BIT(26) | TG_TAINT_BIT(27) |
+						     TG_TAINT_BIT(31), t, sizeof(t)), "OEphu");
+	v.taint_letters = NULL;	/* upstream's: no letter for RHEL's bits */
+	assert_string_equal(tg_verdict_taint_string(&v, TG_TAINT_BIT(12) | TG_TAINT_BIT(26), t,
+						    sizeof(t)), "O");
+}
+
 /* The module's name: struct module's, not the file's. */
 static void test_identity(void **state)
 {
@@ -1054,6 +1125,8 @@ int main(void)
 		T(test_duplicate_export),
 		T(test_order_and_taints),
 		T(test_identity),
+		T(test_rhel),
+		T(test_rhel_letters),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
