@@ -124,8 +124,8 @@ int tg_verdict_write_json(const struct tg_verdict *v, FILE *out)
 	json_str_field(out, "error", v->error, false);
 	json_key(out, "loads", false);
 	fputs(v->error ? "null" : v->loads ? "true" : "false", out);
-	json_str_field(out, "taint", tg_taint_string(v->taint_kernel, t, sizeof(t)), false);
-	json_str_field(out, "module_taint", tg_taint_string(v->taint_module, mt, sizeof(mt)), false);
+	json_str_field(out, "taint", tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)), false);
+	json_str_field(out, "module_taint", tg_verdict_taint_string(v, v->taint_module, mt, sizeof(mt)), false);
 	json_key(out, "errno", false);
 	fprintf(out, "%d", v->err);
 	json_key(out, "refusal", false);

@@ -70,7 +70,7 @@ int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose)
 
 	fprintf(out, "%s: %s: %s", v->path ? v->path : "?", tg_action_name(v->action), headline(v));
 	if (v->taint_kernel)
-		fprintf(out, ", taint %s", tg_taint_string(v->taint_kernel, t, sizeof(t)));
+		fprintf(out, ", taint %s", tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)));
 	fputc('\n', out);
 	if (v->error) {
 		fprintf(out, "  error: %s\n", v->error);
@@ -80,7 +80,7 @@ int tg_verdict_write_text(const struct tg_verdict *v, FILE *out, bool verbose)
 			v->license ? "'" : "", v->kernel ? v->kernel : "unknown");
 		if (v->loads)
 			fprintf(out, ", module taint %s",
-				v->taint_module ? tg_taint_string(v->taint_module, mt, sizeof(mt)) : "none");
+				v->taint_module ? tg_verdict_taint_string(v, v->taint_module, mt, sizeof(mt)) : "none");
 		fputc('\n', out);
 		print_details(v, out, verbose);
 	}

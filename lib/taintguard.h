@@ -340,6 +340,8 @@ struct tg_kernel {
 	char *this_module_size_source;
 	/* .config: vendors' switches (TG_YES / TG_NO / TG_UNKNOWN), loader_facts */
 	int platform_keyring, rhel_differences, suse_supported;
+	/* SUSE: the root's kernel.unsupported and allow_unsupported_modules (opaque) */
+	struct tg_suse_root *suse;
 };
 
 struct tg_kernel_opts {
@@ -565,6 +567,7 @@ struct tg_facts {
 	bool advisory;		/* name on an advisory list */
 	bool incomplete;	/* something could not be checked (no symvers, ...) */
 	unsigned taint;		/* TG_TAINT_* bits the load adds (kernel-wide) */
+	bool modprobe_refused;	/* modprobe would refuse it (SUSE's allow_unsupported_modules 0) */
 };
 
 struct tg_decision {
@@ -683,6 +686,9 @@ enum {
 char *tg_taint_string(unsigned mask, char *buf, size_t len);
 /* Bit number for a letter, -1 if unknown. */
 int tg_taint_bit_from_letter(char c);
+struct tg_verdict;
+/* Letters of @mask as @v's target kernel prints them (vendor bits included). */
+char *tg_verdict_taint_string(const struct tg_verdict *v, unsigned mask, char *buf, size_t len);
 
 struct tg_refusal {
 	int step;		/* load_module() step (kernel order) */
@@ -755,6 +761,10 @@ struct tg_verdict {
 	char **reasons;		/* human-readable, most important first */
 	size_t n_reasons;
 
+	/* the target kernel's taint letters by bit (32), NULL: upstream's (SUSE's differ) */
+	const char *taint_letters;
+	/* modprobe refuses it on the target root (SUSE: allow_unsupported_modules 0) */
+	bool modprobe_refused;
 };
 void tg_verdict_free_contents(struct tg_verdict *v);
 
