@@ -363,7 +363,7 @@ void tg_suse_judge(const struct tg_kernel *k, const struct tg_loader_facts *lf,
 		g++;
 	out->letters = generations[g].letters;
 	out->letters_from = generations[g].from;
-	out->value = tg_module_get(m, "supported");
+	out->value = m ? tg_module_get(m, "supported") : NULL;
 	if (out->value && !strcmp(out->value, "yes")) {
 		out->support = TG_SUSE_YES;
 		return;

@@ -38,7 +38,7 @@ enum tg_suse_support {
 	TG_SUSE_UNSUPPORTED,	/* absent or anything else: TAINT_NO_SUPPORT */
 };
 
-/* What the loader and modprobe do with one module (tg_suse_judge()). */
+/* What the loader and modprobe do with one module (tg_suse_judge(); NULL @m: one without supported=). */
 struct tg_suse_verdict {
 	enum tg_suse_support support;
 	const char *value;	/* the module's supported= value, NULL when none */
