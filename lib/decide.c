@@ -18,6 +18,7 @@ static void fill_facts(const struct tg_verdict *v, const struct tg_kernel *k,
 	f->incomplete = v->incomplete;
 	f->taint = v->taint_kernel | v->taint_module;
 	f->advisory = v->advisory;
+	f->modprobe_refused = v->modprobe_refused;
 }
 
 static int explain(struct tg_verdict *v)
@@ -44,7 +45,7 @@ static int explain(struct tg_verdict *v)
 		r = tg_verdict_add_reason(v, "%c: %s", v->flags[i].letter, v->flags[i].reason);
 	if (r == 0 && !v->loads && v->taint_kernel)
 		r = tg_verdict_add_reason(v, "the kernel is tainted %s even though it refuses the module",
-					  tg_taint_string(v->taint_kernel, letters, sizeof(letters)));
+					  tg_verdict_taint_string(v, v->taint_kernel, letters, sizeof(letters)));
 	/* last: the first reason stays the deciding one; records and JUnit keep where it lives */
 	if (r == 0 && v->hidden)
 		r = tg_verdict_add_reason(v, "hidden: installed as %s, outside the module directories: "

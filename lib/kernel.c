@@ -23,6 +23,7 @@
 
 #include "kernel_internal.h"
 #include "vendor_rhel.h"
+#include "vendor_suse.h"
 
 void tg_kernel_free(struct tg_kernel *k)
 {
@@ -39,6 +40,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k->trusted_keys_source);
 	free(k->image_path);
 	free(k->sysmap_path);
+	tg_suse_root_free(k->suse);
 	tg_keyring_free(k->keyring);
 	free(k->loadable_compressions_source);
 	strv_free_array(k->notes, k->n_notes);
@@ -290,6 +292,11 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 	if (r < 0)
 		goto fail;
 	kernel_apply_config(k, have_cfg ? &cfg : NULL);
+	/* SUSE's settings count only where the loader has the supported flag */
+	if (k->suse_supported != TG_NO && (r = tg_suse_root_load(root, lim, &k->suse)) < 0) {
+		r = tg_fail(err, r, "kernel: out of memory");
+		goto fail;
+	}
 	r = kernel_image(k, opts, root, lim, err);
 	if (r < 0)
 		goto fail;

@@ -24,6 +24,7 @@
 
 #include "keyring.h"
 #include "loader_facts.h"
+#include "vendor_suse.h"
 
 /* -------------------------------------------------------------- gathering */
 
@@ -115,6 +116,9 @@ void tg_loader_facts_get(const struct tg_kernel *k, struct tg_loader_facts *lf)
 			f->source = k->this_module_size ? TG_LFS_INTREE : TG_LFS_NONE;
 			f->why = "no in-tree module";
 			break;
+		case TG_LFS_ROOTCONF:
+			tg_suse_fact(k, i, f);
+			break;
 		default:
 			break;
 		}
@@ -148,6 +152,7 @@ static const char *source_name(enum tg_lf_source s)
 		[TG_LFS_NONE] = "none", [TG_LFS_IMAGE] = "image", [TG_LFS_SYSMAP] = "System.map",
 		[TG_LFS_CONFIG] = ".config", [TG_LFS_EXPORTS] = "export list",
 		[TG_LFS_INTREE] = "in-tree module", [TG_LFS_RELEASE] = "release",
+		[TG_LFS_ROOTCONF] = "root configuration",
 	};
 
 	return names[s];
@@ -174,6 +179,8 @@ static char *evidence(const struct tg_loader_facts *lf, enum tg_lf id)
 		return strf("size of %s in %s", f->what, file);
 	case TG_LFS_RELEASE:
 		return tg_lf_assumed(lf, id);
+	case TG_LFS_ROOTCONF:
+		return tg_suse_evidence(id, f);
 	case TG_LFS_NONE:
 		break;
 	}
@@ -206,7 +213,7 @@ int tg_kernel_facts(const struct tg_kernel *k, struct tg_kernel_fact **out, size
 
 		v[i].name = tg_lf_desc[i].name;
 		v[i].source = source_name(f->source);
-		if (i == TG_LF_STRUCT_MODULE_SIZE && f->size)
+		if ((i == TG_LF_STRUCT_MODULE_SIZE && f->size) || f->source == TG_LFS_ROOTCONF)
 			snprintf(v[i].value, sizeof(v[i].value), "%zu", f->size);
 		else
 			snprintf(v[i].value, sizeof(v[i].value), "%s", f->value == TG_YES ? "yes" :

@@ -36,6 +36,10 @@ enum tg_lf {
 	/* the export list and the in-tree modules */
 	TG_LF_EXPORT_NS_COLUMN,
 	TG_LF_STRUCT_MODULE_SIZE,
+	/* SUSE (vendor_suse.c): System.map, and the root's sysctl and modprobe files */
+	TG_LF_SUSE_SYSMAP,
+	TG_LF_SUSE_UNSUPPORTED_SYSCTL,
+	TG_LF_SUSE_ALLOW_UNSUPPORTED,
 	TG_LF__N
 };
 
@@ -47,6 +51,7 @@ enum tg_lf_source {
 	TG_LFS_EXPORTS,		/* the export list's format */
 	TG_LFS_INTREE,		/* an in-tree module's .gnu.linkonce.this_module */
 	TG_LFS_RELEASE,		/* the release number, no file answered */
+	TG_LFS_ROOTCONF,	/* a setting of the root's configuration files (a number: size) */
 };
 
 struct tg_lfact {

@@ -56,6 +56,11 @@ const struct tg_lf_desc tg_lf_desc[TG_LF__N] = {
 				     "a namespace column (5 tab-separated fields)", TG_KVER(5, 4, 0) },
 	[TG_LF_STRUCT_MODULE_SIZE] = { "struct-module-size", TG_LFS_INTREE,
 				       ".gnu.linkonce.this_module", 0 },
+	[TG_LF_SUSE_SYSMAP] = { "suse-unsupported-symbol", TG_LFS_SYSMAP, "suse_unsupported", 0 },
+	[TG_LF_SUSE_UNSUPPORTED_SYSCTL] = { "suse-unsupported-sysctl", TG_LFS_ROOTCONF,
+					    "kernel.unsupported", 0 },
+	[TG_LF_SUSE_ALLOW_UNSUPPORTED] = { "suse-allow-unsupported-modules", TG_LFS_ROOTCONF,
+					   "allow_unsupported_modules", 0 },
 };
 
 const char *tg_lf_name(enum tg_lf id)

@@ -76,9 +76,9 @@ static void dump_kernel(const struct tg_policy *p, FILE *out)
 static void dump_when(const struct cond *w, FILE *out)
 {
 	static const char *const names[] = { "error", "refused", "forced_taint",
-					     "advisory", "incomplete" };
+					     "advisory", "incomplete", "modprobe_refused" };
 	const int vals[] = { w->error, w->refused, w->forced_taint, w->advisory,
-			     w->incomplete };
+			     w->incomplete, w->modprobe_refused };
 	bool any = w->taint || w->module || w->package || w->kernels;
 
 	for (size_t i = 0; i < TG_ARRAY_SIZE(vals); i++)

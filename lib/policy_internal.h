@@ -51,6 +51,7 @@ struct cond {
 	int error, refused, forced_taint, advisory, incomplete;
 	unsigned taint;
 	char *module, *package, *kernels;
+	int modprobe_refused;
 };
 
 struct rule {

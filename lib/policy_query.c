@@ -135,7 +135,8 @@ static bool cond_match(const struct cond *w, const struct tg_facts *f)
 	if (!bool_match(w->error, f->error) || !bool_match(w->refused, f->refused) ||
 	    !bool_match(w->forced_taint, f->forced_taint) ||
 	    !bool_match(w->advisory, f->advisory) ||
-	    !bool_match(w->incomplete, f->incomplete))
+	    !bool_match(w->incomplete, f->incomplete) ||
+	    !bool_match(w->modprobe_refused, f->modprobe_refused))
 		return false;
 	if (w->taint && !(w->taint & f->taint))
 		return false;

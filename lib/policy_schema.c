@@ -542,7 +542,7 @@ static int parse_certs(struct ctx *c, const struct tg_ynode *v)
 /* ------------------------------------------------------------- rules: */
 
 enum { W_ERROR, W_REFUSED, W_FORCED, W_ADVISORY, W_INCOMPLETE, W_TAINT,
-       W_MODULE, W_PACKAGE, W_KERNELS };
+       W_MODULE, W_PACKAGE, W_KERNELS, W_MODPROBE };
 static const struct field when_fields[] = {
 	[W_ERROR] = { "error", false },
 	[W_REFUSED] = { "refused", false },
@@ -553,6 +553,7 @@ static const struct field when_fields[] = {
 	[W_MODULE] = { "module", false },
 	[W_PACKAGE] = { "package", false },
 	[W_KERNELS] = { "kernels", false },
+	[W_MODPROBE] = { "modprobe_refused", false },
 };
 
 static int when_field(struct ctx *c, size_t key, const struct tg_ynode *v, void *obj)
@@ -576,6 +577,8 @@ static int when_field(struct ctx *c, size_t key, const struct tg_ynode *v, void 
 		return dup_str(c, v, "module", &w->module);
 	case W_PACKAGE:
 		return dup_str(c, v, "package", &w->package);
+	case W_MODPROBE:
+		return get_bool(c, v, "modprobe_refused", &w->modprobe_refused);
 	default:
 		return get_range(c, v, "kernels", &w->kernels);
 	}
@@ -629,7 +632,7 @@ static int parse_rules(struct ctx *c, const struct tg_ynode *v)
 		if (r < 0)
 			break;
 		ru = &p->rules[p->n_rules - 1];
-		ru->when = (struct cond){ -1, -1, -1, -1, -1, 0, NULL, NULL, NULL };
+		ru->when = (struct cond){ -1, -1, -1, -1, -1, 0, NULL, NULL, NULL, -1 };
 		r = walk_map(c, v->kids[i], "a rule", rule_fields,
 			     TG_ARRAY_SIZE(rule_fields), rule_field, ru);
 		if (r == 0)

@@ -19,6 +19,7 @@
 #include "module_internal.h"
 #include "predict.h"
 #include "vendor_rhel.h"
+#include "vendor_suse.h"
 
 enum {
 	STEP_SIG = 1,
@@ -30,6 +31,7 @@ enum {
 	STEP_SETUP_MODINFO = 9,
 	STEP_SYMBOLS = 10,
 	STEP_DUPLICATES = 11,
+	STEP_SYSFS = 12,	/* mod_sysfs_setup(): SUSE's supported flag */
 };
 
 /* A taint as the kernel adds it: which bit, where, and at which step. */
@@ -817,6 +819,43 @@ static int check_duplicates(struct state *s)
 	return 0;
 }
 
+/* ------------------------------------- step 12: SUSE's supported flag */
+/* docs/loader-rules.md#suse-the-supported-flag (vendor_suse.c) */
+
+static int check_suse_supported(struct state *s)
+{
+	struct tg_suse_verdict sv;
+	bool ext;
+
+	tg_suse_judge(s->k, &s->lf, s->m, &sv);
+	if (sv.support == TG_SUSE_NONE || sv.support == TG_SUSE_YES)
+		return 0;
+	ext = sv.support == TG_SUSE_EXTERNAL;
+	s->v->taint_letters = sv.letters;
+	s->v->modprobe_refused = sv.modprobe_refuses;
+	/* setup_modinfo() marks the module; mod_sysfs_setup() taints the kernel or refuses */
+	add_taint(s, sv.bit, true, false, STEP_SETUP_MODINFO);
+	if (sv.refused && !s->v->n_refusals)
+		return tg_verdict_add_refusal(s->v, STEP_SYSFS, -ENOEXEC, "suse-unsupported",
+			"ask the vendor for a build with MODULE_INFO(supported, \"external\") under a "
+			"support agreement, or set kernel.unsupported to 1",
+			"module not supported by SUSE (supported=%s), and kernel.unsupported is 0 (%s): "
+			"the kernel refuses it", sv.value ? sv.value : "absent", sv.refused_by);
+	add_taint(s, sv.bit, false, true, STEP_SYSFS);
+	tg_verdict_add_flag(s->v, sv.letter, true, NULL, "%s (supported=%s; letters of %s)",
+			    ext ? "externally supported module" : "module not supported by SUSE",
+			    sv.value ? sv.value : "absent", sv.letters_from);
+	if (sv.modprobe_refuses)
+		tg_verdict_add_note(s->v, "modprobe refuses it: allow_unsupported_modules 0 (%s); "
+				    "only insmod or modprobe --allow-unsupported-modules loads it",
+				    sv.modprobe_by);
+	else if (!ext && s->k->suse && !s->k->suse->unsupported.file)
+		tg_verdict_add_note(s->v, "kernel.unsupported is set in no sysctl file of the root: "
+				    "the kernel's default (load) assumed; unsupported=0 on the boot "
+				    "command line would refuse it");
+	return 0;
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static int first_refusal_step(const struct tg_verdict *v)
@@ -914,7 +953,7 @@ int tg_predict_module(const char *path, const struct tg_module *m,
 	};
 	int (*const late[])(struct state *) = {
 		apply_taints, check_export_crcs, check_import_ns_prefix,
-		resolve_symbols, check_duplicates,
+		resolve_symbols, check_duplicates, check_suse_supported,
 	};
 	int r;
 

@@ -100,7 +100,7 @@ int tg_verdict_reason(const struct tg_verdict *v, char *buf, size_t len)
 				r->n_symbols ? " (" : "", r->n_symbols ? r->symbols[0] : "",
 				r->n_symbols > 1 ? " ..." : "", r->n_symbols ? ")" : "");
 	}
-	tg_taint_string(v->taint_kernel | v->taint_module, t, sizeof(t));
+	tg_verdict_taint_string(v, v->taint_kernel | v->taint_module, t, sizeof(t));
 	f = v->taint_kernel ? deciding_flag(v) : NULL;
 	/* a forced taint or P first; what could not be checked before other letters */
 	if (f && (v->forced_taint || f->letter == 'P' || !v->incomplete)) {

@@ -342,6 +342,8 @@ struct tg_kernel {
 	int platform_keyring, rhel_differences, suse_supported;
 	/* RHEL's platform keys and kABI stablelist (vendor_rhel.c), NULL: none */
 	struct tg_rhel *rhel;
+	/* SUSE: the root's kernel.unsupported and allow_unsupported_modules (opaque) */
+	struct tg_suse_root *suse;
 };
 
 struct tg_kernel_opts {
@@ -567,6 +569,7 @@ struct tg_facts {
 	bool advisory;		/* name on an advisory list */
 	bool incomplete;	/* something could not be checked (no symvers, ...) */
 	unsigned taint;		/* TG_TAINT_* bits the load adds (kernel-wide) */
+	bool modprobe_refused;	/* modprobe would refuse it (SUSE's allow_unsupported_modules 0) */
 };
 
 struct tg_decision {
@@ -685,6 +688,9 @@ enum {
 char *tg_taint_string(unsigned mask, char *buf, size_t len);
 /* Bit number for a letter, -1 if unknown. */
 int tg_taint_bit_from_letter(char c);
+struct tg_verdict;
+/* Letters of @mask as @v's target kernel prints them (vendor bits included). */
+char *tg_verdict_taint_string(const struct tg_verdict *v, unsigned mask, char *buf, size_t len);
 
 struct tg_refusal {
 	int step;		/* load_module() step (kernel order) */
@@ -762,7 +768,10 @@ struct tg_verdict {
 	char *kabi_stablelist;	/* the kABI stablelist its imports were looked up in, NULL: none */
 	char **kabi_on, **kabi_off;	/* its imports on the stablelist, and those not */
 	size_t n_kabi_on, n_kabi_off;
-	const char *taint_letters;	/* the target's bit -> letter (32), NULL: upstream's */
+	/* the target kernel's taint letters by bit (32), NULL: upstream's (SUSE's differ) */
+	const char *taint_letters;
+	/* modprobe refuses it on the target root (SUSE: allow_unsupported_modules 0) */
+	bool modprobe_refused;
 };
 void tg_verdict_free_contents(struct tg_verdict *v);
 

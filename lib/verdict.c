@@ -11,31 +11,26 @@
 /* include/linux/panic.h + kernel/panic.c taint_flags[]: bit -> letter. */
 static const char taint_letters[] = "PFSRMBUDAWCIOELKXTNJ";
 
-char *tg_taint_string(unsigned mask, char *buf, size_t len)
+static char *taint_string(const char *letters, unsigned mask, char *buf, size_t len)
 {
 	size_t n = 0;
 
-	for (unsigned b = 0; b < sizeof(taint_letters) - 1 && n + 1 < len; b++)
-		if (mask & TG_TAINT_BIT(b))
-			buf[n++] = taint_letters[b];
+	for (unsigned b = 0; b < 32 && letters[b] && n + 1 < len; b++)
+		if ((mask & TG_TAINT_BIT(b)) && letters[b] != ' ')
+			buf[n++] = letters[b];
 	if (len)
 		buf[n < len ? n : len - 1] = '\0';
 	return buf;
 }
 
-/* With the target kernel's letters (v->taint_letters: a vendor's bits above 19). */
+char *tg_taint_string(unsigned mask, char *buf, size_t len)
+{
+	return taint_string(taint_letters, mask, buf, len);
+}
+
 char *tg_verdict_taint_string(const struct tg_verdict *v, unsigned mask, char *buf, size_t len)
 {
-	size_t n = 0;
-
-	if (!v->taint_letters)
-		return tg_taint_string(mask, buf, len);
-	for (unsigned b = 0; b < 32 && n + 1 < len; b++)
-		if ((mask & TG_TAINT_BIT(b)) && v->taint_letters[b] != ' ')
-			buf[n++] = v->taint_letters[b];
-	if (len)
-		buf[n < len ? n : len - 1] = '\0';
-	return buf;
+	return taint_string(v->taint_letters ? v->taint_letters : taint_letters, mask, buf, len);
 }
 
 int tg_taint_bit_from_letter(char c)

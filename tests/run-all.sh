@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm
+# Suites: unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules renamed crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -151,6 +151,7 @@ for s in $SUITES; do
 	modules) run_suite modules tests/modules/check.sh ;;
 	# the installed kernels' files under vendor-like names: judged as under their own
 	renamed) run_suite renamed tests/modules/renamed.sh ;;
+	suse) run_suite suse tests/modules/suse.sh ;;
 	crosscheck) run_suite crosscheck tests/crosscheck-kmod.sh ;;
 	fuzz-regress) run_suite fuzz-regress tests/fuzz/run.sh replay ;;
 	mutate) run_suite mutate tests/mutate/run.sh ;;

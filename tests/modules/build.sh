@@ -402,6 +402,7 @@ und "$OUT/nsmiss.ko" | grep -qx crypto_cipher_setkey || bad "nsmiss: does not im
 # Taint keys.
 has_entry "$OUT/staging.ko" "staging=Y" || bad "staging: no staging=Y"
 has_entry "$OUT/testmod.ko" "test=Y" || bad "testmod: no test=Y"
+has_entry "$OUT/suse_ext.ko" "supported=external" || bad "suse_ext: no supported=external"
 has_entry "$OUT/livepatch.ko" "livepatch=Y" || bad "livepatch: no livepatch=Y"
 has_entry "$OUT/intreeN.ko" "intree=N" || bad "intreeN: no intree=N"
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
