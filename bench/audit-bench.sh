@@ -25,21 +25,34 @@ mkdir -p "$OUT"
 command -v /usr/bin/time >/dev/null || apt-get install -y -qq time >/dev/null
 [ -x /usr/bin/time ] || { echo "need /usr/bin/time (apt-get install time)"; exit 1; }
 
-# build_rpm xz|zst -> $OUT/kmods-$KVER-<c>.rpm (cached) and $OUT/stage-<c> (the .ko.<c> files)
+# build_rpm xz|zst -> $OUT/kmods-$KVER-<c>.rpm and $OUT/stage-$KVER-<c> (the .ko.<c> files), cached.
+# The kernel's tree may hold .ko (Debian's 6.1) or modules kbuild compressed
+# already (.ko.xz, .ko.zst: Debian's 6.12); each is staged as .ko.<c>: copied
+# when it is in that form already, else decompressed and compressed again.
 build_rpm() {
-	local c=$1 stage=$OUT/stage-$1 rpm=$OUT/kmods-$KVER-$1.rpm top=$OUT/rpmbuild-$1
+	local c=$1 stage=$OUT/stage-$KVER-$1 rpm=$OUT/kmods-$KVER-$1.rpm top=$OUT/rpmbuild-$1
 	if [ -f "$rpm" ] && [ -f "$stage/.done" ]; then return; fi
 	echo "# building $rpm (once; cached)" >&2
 	rm -rf "$stage" "$top"
 	mkdir -p "$stage" "$top"/{SPECS,RPMS,BUILD,SOURCES,SRPMS}
-	(cd "$SRC" && find . -name '*.ko' -type d -prune -o -name '*.ko' -print) | sed 's|^\./||' >"$OUT/list"
-	(cd "$SRC" && xargs -a "$OUT/list" -n1 dirname | sort -u | (cd "$stage" && xargs mkdir -p))
-	if [ "$c" = xz ]; then
-		# as kbuild's CONFIG_MODULE_COMPRESS_XZ does (scripts/Makefile.modinst), one module per process
-		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'xz --check=crc32 --lzma2=dict=1MiB -T1 -c "$1" >"$2/$1.xz"' _ {} "$stage")
-	else
-		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'zstd -q -T1 -c "$1" >"$2/$1.zst"' _ {} "$stage")
-	fi
+	(cd "$SRC" && find . \( -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' \) -type f -print) |
+		sed 's|^\./||' | sort >"$OUT/list"
+	[ -s "$OUT/list" ] || { echo "no modules (.ko, .ko.xz, .ko.zst) under $SRC" >&2; exit 1; }
+	sed 's|/[^/]*$||' "$OUT/list" | sort -u | (cd "$stage" && xargs mkdir -p)
+	# as kbuild's CONFIG_MODULE_COMPRESS_XZ/ZSTD does (scripts/Makefile.modinst), one module per process
+	(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c '
+		c=$1 src=$2 dst=$3/${2%.ko*}.ko.$1
+		case $src in
+		*.ko.$c) exec cp "$src" "$dst" ;;
+		*.ko.xz) dec="xz -dc" ;;
+		*.ko.zst) dec="zstd -q -dc" ;;
+		*) dec=cat ;;
+		esac
+		if [ "$c" = xz ]; then
+			$dec "$src" | xz --check=crc32 --lzma2=dict=1MiB -T1 -c >"$dst"
+		else
+			$dec "$src" | zstd -q -T1 -c >"$dst"
+		fi' _ "$c" {} "$stage")
 	cat >"$top/SPECS/kmods.spec" <<EOF
 Name: kmods-$c
 Version: 1.0
@@ -113,15 +126,15 @@ for c in ${*:-xz zst}; do
 	build_rpm "$c"
 	[ -n "${BUILD_ONLY:-}" ] && continue
 	rpm=$OUT/kmods-$KVER-$c.rpm
-	n=$(find "$OUT/stage-$c" -name "*.ko.$c" | wc -l)
+	n=$(find "$OUT/stage-$KVER-$c" -name "*.ko.$c" | wc -l)
 	dec="xz -dc"
 	[ "$c" = zst ] && dec="zstd -q -dc"
 	# warm the page cache (stage files, rpm, binary)
-	find "$OUT/stage-$c" -name "*.ko.$c" -print0 | xargs -0 cat >/dev/null
+	find "$OUT/stage-$KVER-$c" -name "*.ko.$c" -print0 | xargs -0 cat >/dev/null
 	cat "$rpm" >/dev/null
 	"$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm" >"$OUT/audit-$c.json" 2>"$OUT/audit-$c.err" || true
 
-	floor=$(cd "$OUT/stage-$c" && measure floor bash -c "find . -name '*.ko.$c' -print0 | xargs -0 $dec")
+	floor=$(cd "$OUT/stage-$KVER-$c" && measure floor bash -c "find . -name '*.ko.$c' -print0 | xargs -0 $dec")
 	audit=$(measure audit "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm")
 	audit1=$(measure audit1 "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs 1 --format json "$rpm")
 	admin=$(measure admin "$OUT/admin.sh" "$rpm" "$c" "$SYMVERS" "$JOBS")
