@@ -282,6 +282,12 @@ check-kernel: all
 deps:
 	.ci/deps.sh
 
+# Benchmarks (not tests: bench/README.md), one table at the end; root, minutes
+# each.  A subset: make bench BENCHES="audit rpm".
+BENCHES = audit rpm kernel-update repo tree
+bench: all
+	B=$(B) bench/run.sh $(BENCHES)
+
 # The built-in example: our own test modules, judged against the installed kernel.
 # Quiet until the verdicts: both builds (taintguard, the test modules) write to
 # EXAMPLE_LOG, whose end is shown when one fails.
@@ -401,4 +407,4 @@ dist:
 clean:
 	rm -rf build build-san build-fuzz build-tsan build-rpm-* tests/modules/out
 
-.PHONY: dist fuzz all unit check check-unit check-fast check-kernel deps clean install install-lib uninstall example
+.PHONY: dist fuzz all unit check check-unit check-fast check-kernel bench deps clean install install-lib uninstall example

@@ -14,6 +14,7 @@ TG=$TOP/$B/taintguard
 # the kernel linux-image-amd64 installed (never the host's uname -r)
 [ -z "${KVER:-}" ] || TG_KERNEL=$KVER
 . tests/lib/kernel.sh
+. bench/lib.sh
 KVER=$TG_KERNEL
 SRC=/lib/modules/$KVER/kernel
 JOBS=${JOBS:-2}
@@ -25,21 +26,34 @@ mkdir -p "$OUT"
 command -v /usr/bin/time >/dev/null || apt-get install -y -qq time >/dev/null
 [ -x /usr/bin/time ] || { echo "need /usr/bin/time (apt-get install time)"; exit 1; }
 
-# build_rpm xz|zst -> $OUT/kmods-$KVER-<c>.rpm (cached) and $OUT/stage-<c> (the .ko.<c> files)
+# build_rpm xz|zst -> $OUT/kmods-$KVER-<c>.rpm and $OUT/stage-$KVER-<c> (the .ko.<c> files), cached.
+# The kernel's tree may hold .ko (Debian's 6.1) or modules kbuild compressed
+# already (.ko.xz, .ko.zst: Debian's 6.12); each is staged as .ko.<c>: copied
+# when it is in that form already, else decompressed and compressed again.
 build_rpm() {
-	local c=$1 stage=$OUT/stage-$1 rpm=$OUT/kmods-$KVER-$1.rpm top=$OUT/rpmbuild-$1
+	local c=$1 stage=$OUT/stage-$KVER-$1 rpm=$OUT/kmods-$KVER-$1.rpm top=$OUT/rpmbuild-$1
 	if [ -f "$rpm" ] && [ -f "$stage/.done" ]; then return; fi
 	echo "# building $rpm (once; cached)" >&2
 	rm -rf "$stage" "$top"
 	mkdir -p "$stage" "$top"/{SPECS,RPMS,BUILD,SOURCES,SRPMS}
-	(cd "$SRC" && find . -name '*.ko' -type d -prune -o -name '*.ko' -print) | sed 's|^\./||' >"$OUT/list"
-	(cd "$SRC" && xargs -a "$OUT/list" -n1 dirname | sort -u | (cd "$stage" && xargs mkdir -p))
-	if [ "$c" = xz ]; then
-		# as kbuild's CONFIG_MODULE_COMPRESS_XZ does (scripts/Makefile.modinst), one module per process
-		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'xz --check=crc32 --lzma2=dict=1MiB -T1 -c "$1" >"$2/$1.xz"' _ {} "$stage")
-	else
-		(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c 'zstd -q -T1 -c "$1" >"$2/$1.zst"' _ {} "$stage")
-	fi
+	(cd "$SRC" && find . \( -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' \) -type f -print) |
+		sed 's|^\./||' | sort >"$OUT/list"
+	[ -s "$OUT/list" ] || { echo "no modules (.ko, .ko.xz, .ko.zst) under $SRC" >&2; exit 1; }
+	sed 's|/[^/]*$||' "$OUT/list" | sort -u | (cd "$stage" && xargs mkdir -p)
+	# as kbuild's CONFIG_MODULE_COMPRESS_XZ/ZSTD does (scripts/Makefile.modinst), one module per process
+	(cd "$SRC" && xargs -a "$OUT/list" -P"$JOBS" -I{} sh -c '
+		c=$1 src=$2 dst=$3/${2%.ko*}.ko.$1
+		case $src in
+		*.ko.$c) exec cp "$src" "$dst" ;;
+		*.ko.xz) dec="xz -dc" ;;
+		*.ko.zst) dec="zstd -q -dc" ;;
+		*) dec=cat ;;
+		esac
+		if [ "$c" = xz ]; then
+			$dec "$src" | xz --check=crc32 --lzma2=dict=1MiB -T1 -c >"$dst"
+		else
+			$dec "$src" | zstd -q -T1 -c >"$dst"
+		fi' _ "$c" {} "$stage")
 	cat >"$top/SPECS/kmods.spec" <<EOF
 Name: kmods-$c
 Version: 1.0
@@ -65,22 +79,41 @@ EOF
 	touch "$stage/.done"
 }
 
-# measure NAME CMD... -> prints "NAME wall_s rss_kib": the median wall time and
-# the largest RSS of $REPS runs (default 3); output of CMD discarded
+# measure NAME CMD... -> prints "NAME wall_s rss_kib cpu_s": the median wall
+# time, the largest RSS and the median CPU time (user + sys: what a loaded
+# machine changes least) of $REPS runs (default 3); output of CMD discarded.
+# PRE, when set, is run before each run (not timed).
 REPS=${REPS:-3}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 measure() {
-	local name=$1 tf=$OUT/time.$$ walls="" rss=0 w r
+	local name=$1 tf=$OUT/time.$$ walls="" cpus="" rss=0 w r
 	shift
 	for _ in $(seq "$REPS"); do
-		/usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$OUT/stderr.$$" || true
-		w=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tf")
-		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tf")
+		[ -z "${PRE:-}" ] || eval "$PRE"
+		/usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >/dev/null 2>"$OUT/stderr.$$" || true
+		read -r w r u sy <"$tf"
 		walls="$walls $w"
+		cpus="$cpus $(awk -v u="$u" -v s="$sy" 'BEGIN {printf "%.2f", u + s}')"
 		[ "$r" -gt "$rss" ] && rss=$r
 	done
-	w=$(echo $walls | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	echo "$name $w $rss"
+	echo "$name $(echo $walls | median) $rss $(echo $cpus | median)"
 	rm -f "$tf" "$OUT/stderr.$$"
+}
+
+# perf_split CMD...: where CMD's CPU goes outside liblzma (the floor's own work),
+# by shared object, from `perf record`; empty when perf cannot record here.
+perf_split() {
+	local data=$OUT/perf.data
+	command -v perf >/dev/null || return 0
+	perf record -q -o "$data" -- "$@" >/dev/null 2>&1 || return 0
+	perf report -i "$data" --stdio --sort dso -g none 2>/dev/null | awk '
+		/^ *[0-9.]+%/ { p = $1 + 0; d = $2; sub(/\.so.*/, "", d)
+			if (d ~ /lzma/) lz += p; else { rest += p; v[d] += p } }
+		END { if (lz + rest == 0) exit
+			printf "%.0f\n", rest
+			for (k in v) printf "%.1f %s\n", v[k], k }' |
+		{ read -r rest || return 0; echo "$rest$(sort -rn | head -n 5 | awk '{printf " %s %.0f%%", $2, $1}')"; }
+	rm -f "$data"
 }
 
 # The admin pipeline: extract, decompress (-P2), modinfo, nm -u joined with Module.symvers.
@@ -108,40 +141,59 @@ EOF
 chmod +x "$OUT/admin.sh"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mib() { awk -v r="$1" 'BEGIN { printf "%.1f", r / 1024 }'; }
+f() { echo "$1" | cut -d' ' -f"$2"; }	# field of a measure line
 
 for c in ${*:-xz zst}; do
 	build_rpm "$c"
 	[ -n "${BUILD_ONLY:-}" ] && continue
 	rpm=$OUT/kmods-$KVER-$c.rpm
-	n=$(find "$OUT/stage-$c" -name "*.ko.$c" | wc -l)
+	n=$(find "$OUT/stage-$KVER-$c" -name "*.ko.$c" | wc -l)
 	dec="xz -dc"
 	[ "$c" = zst ] && dec="zstd -q -dc"
 	# warm the page cache (stage files, rpm, binary)
-	find "$OUT/stage-$c" -name "*.ko.$c" -print0 | xargs -0 cat >/dev/null
+	find "$OUT/stage-$KVER-$c" -name "*.ko.$c" -print0 | xargs -0 cat >/dev/null
 	cat "$rpm" >/dev/null
+	# the image cache (lib/image_cache.c): a new empty one for every cold run,
+	# one the first run filled for the warm runs
+	export TAINTGUARD_IMAGE_CACHE=$OUT/image-cache
+	cold="rm -rf $OUT/image-cache; mkdir -p -m 700 $OUT/image-cache"
+	eval "$cold"
 	"$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm" >"$OUT/audit-$c.json" 2>"$OUT/audit-$c.err" || true
 
-	floor=$(cd "$OUT/stage-$c" && measure floor bash -c "find . -name '*.ko.$c' -print0 | xargs -0 $dec")
-	audit=$(measure audit "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm")
-	audit1=$(measure audit1 "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs 1 --format json "$rpm")
+	floor=$(cd "$OUT/stage-$KVER-$c" && measure floor bash -c "find . -name '*.ko.$c' -print0 | xargs -0 $dec")
+	audit=$(PRE=$cold measure audit "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm")
+	warm=$(measure warm "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs "$JOBS" --format json "$rpm")
+	audit1=$(PRE=$cold measure audit1 "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs 1 --format json "$rpm")
+	split=$(perf_split "$TG" audit -q --policy "$TOP/policy/default.yaml" --jobs 1 --format json "$rpm")
 	admin=$(measure admin "$OUT/admin.sh" "$rpm" "$c" "$SYMVERS" "$JOBS")
-	fw=$(echo "$floor" | cut -d' ' -f2)
-	aw=$(echo "$audit" | cut -d' ' -f2)
-	a1w=$(echo "$audit1" | cut -d' ' -f2)
-	arss=$(echo "$audit" | cut -d' ' -f3)
-	mw=$(echo "$admin" | cut -d' ' -f2)
+	fw=$(f "$floor" 2) fc=$(f "$floor" 4)
+	aw=$(f "$audit" 2) ac=$(f "$audit" 4) arss=$(f "$audit" 3)
+	ww=$(f "$warm" 2)
+	a1w=$(f "$audit1" 2) a1c=$(f "$audit1" 4)
+	mw=$(f "$admin" 2)
+	# the audit's CPU outside liblzma: perf's share of the --jobs 1 run, else
+	# the audit's CPU beyond the floor's (which is liblzma and little else)
+	if [ -n "$split" ]; then
+		rest=$(awk -v c="$a1c" -v p="${split%% *}" 'BEGIN {printf "%.2f", c * p / 100}')
+		restwhy="perf: ${split%% *} % of --jobs 1's ${a1c} s CPU:${split#* }"
+	else
+		rest=$(awk -v a="$a1c" -v b="$fc" 'BEGIN {printf "%.2f", a - b}')
+		restwhy="no perf: --jobs 1 CPU - floor CPU"
+	fi
 	{
-		echo "== .ko.$c: $n modules, $(du -m "$rpm" | cut -f1) MB rpm (zstd payload), kernel $KVER, $(nproc) CPUs, median of $REPS runs"
-		printf "%-44s %8s s  %8s MiB\n" "floor: one '$dec' over every module" "$fw" \
-			"$(awk -v r="$(echo "$floor" | cut -d' ' -f3)" 'BEGIN{printf "%.1f", r/1024}')"
-		printf "%-44s %8s s  %8s MiB\n" "taintguard audit --jobs $JOBS" "$aw" \
-			"$(awk -v r="$arss" 'BEGIN{printf "%.1f", r/1024}')"
-		printf "%-44s %8s s  %8s MiB\n" "taintguard audit --jobs 1" "$a1w" \
-			"$(awk -v r="$(echo "$audit1" | cut -d' ' -f3)" 'BEGIN{printf "%.1f", r/1024}')"
-		printf "%-44s %8s s\n" "admin pipeline (rpm2cpio|cpio, -P$JOBS, modinfo, nm)" "$mw"
-		echo "audit / floor          = $(ratio "$aw" "$fw")   (goal <= 0.7)"
-		echo "admin pipeline / audit = $(ratio "$mw" "$aw")   (goal >= 8)"
-		echo "audit peak RSS         = $(awk -v r="$arss" 'BEGIN{printf "%.1f", r/1024}') MiB (goal < 64)"
+		echo "== .ko.$c: $n modules, $(du -m "$rpm" | cut -f1) MB rpm (zstd payload), kernel $KVER, $(nproc) CPUs, median of $REPS runs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+		printf "%-50s %8s %8s %10s\n" "" "wall s" "CPU s" "peak RSS"
+		printf "%-50s %8s %8s %6s MiB\n" "floor: one '$dec' over every module" "$fw" "$fc" "$(mib "$(f "$floor" 3)")"
+		printf "%-50s %8s %8s %6s MiB\n" "taintguard audit --jobs $JOBS (image cache cold)" "$aw" "$ac" "$(mib "$arss")"
+		printf "%-50s %8s %8s %6s MiB\n" "taintguard audit --jobs $JOBS (image cache warm)" "$ww" "$(f "$warm" 4)" "$(mib "$(f "$warm" 3)")"
+		printf "%-50s %8s %8s %6s MiB\n" "taintguard audit --jobs 1" "$a1w" "$a1c" "$(mib "$(f "$audit1" 3)")"
+		printf "%-50s %8s %8s\n" "admin pipeline (rpm2cpio|cpio, -P$JOBS, modinfo, nm)" "$mw" "$(f "$admin" 4)"
+		echo "audit / floor          = $(ratio "$aw" "$fw") cold, $(ratio "$ww" "$fw") warm   (goals: issue 28 <= 0.55 cold, <= 0.52 warm; issue 5 <= 0.7)"
+		echo "audit CPU / floor CPU  = $(ratio "$ac" "$fc")   (<= 1.10 is what 0.55 on 2 CPUs allows)"
+		echo "admin pipeline / audit = $(ratio "$mw" "$aw")   (goal >= 8, issue 5)"
+		echo "audit peak RSS         = $(mib "$arss") MiB (goal < 64)"
+		echo "audit CPU not in liblzma = $rest s ($restwhy)"
 		python3 - "$OUT/audit-$c.json" <<'PY' 2>/dev/null || true
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -150,4 +202,14 @@ print("audit verdict: %s; %d modules; %s" % (p["status"], len(p["modules"]), d["
 PY
 		echo
 	} | tee "$OUT/result-$c.txt"
+	r=$(ratio "$aw" "$fw")
+	bench_row "audit .ko.$c --jobs $JOBS, cold" "$aw s" "$fw s" "$r" "<= 0.55" "$(bench_met "$r" le 0.55)"
+	r=$(ratio "$ww" "$fw")
+	bench_row "audit .ko.$c --jobs $JOBS, warm" "$ww s" "$fw s" "$r" "<= 0.52" "$(bench_met "$r" le 0.52)"
+	r=$(ratio "$ac" "$fc")
+	bench_row "audit .ko.$c, CPU" "$ac s" "$fc s" "$r" "<= 1.10 (0.55 x 2)" "$(bench_met "$r" le 1.10)"
+	bench_row "audit .ko.$c, CPU not in liblzma" "$rest s" "-" "-" "(profile)" "-"
+	bench_row "audit .ko.$c, peak RSS" "$(mib "$arss") MiB" "-" "-" "< 64 MiB" "$(bench_met "$(mib "$arss")" lt 64)"
+	r=$(ratio "$mw" "$aw")
+	bench_row "admin pipeline / audit .ko.$c" "$mw s" "$aw s" "$r" ">= 8" "$(bench_met "$r" ge 8)"
 done

@@ -92,33 +92,179 @@ static int outbuf_room(struct outbuf *o, size_t need, size_t *avail)
 	return 1;
 }
 
-/* Room for at least one more byte (the module decoders: all is wanted): 0, -EFBIG, -ENOMEM. */
-static int outbuf_reserve(struct outbuf *o)
+/*
+ * At least @n bytes of room from the start, without keeping what the buffer
+ * held (it holds nothing yet): a smaller buffer is replaced, not realloc'ed,
+ * which would copy it.
+ */
+static int outbuf_presize(struct outbuf *o, size_t n)
 {
-	size_t avail;
-	int r = outbuf_room(o, 1, &avail);
+	if (o->p && o->size >= n)
+		return 0;
+	free(o->p);
+	o->p = malloc(n + 1);	/* +1: callers may NUL-terminate */
+	o->size = o->p ? n : 0;
+	return o->p ? 0 : -ENOMEM;
+}
+
+/*
+ * Module images kept for the next module (tg_image_release()): a fresh
+ * buffer is page-faulted in again for every module, and one above glibc's
+ * mmap threshold is a new mapping each time, unmapped on free.  A few small
+ * ones are enough (one per thread decoding at the same time); the largest
+ * modules (amdgpu.ko: 19 MB) still go back to the system.
+ */
+#define SPARE_CACHE 8
+#define SPARE_MAX_BYTES (4u << 20)
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tg_image spare_cache[SPARE_CACHE];
+static size_t n_spare;
+
+static void spare_get(struct outbuf *o)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (n_spare) {
+		o->p = spare_cache[--n_spare].p;
+		o->size = spare_cache[n_spare].size;
+	}
+	pthread_mutex_unlock(&spare_lock);
+}
+
+void tg_image_release(struct tg_image *img)
+{
+	if (img->p && img->size <= SPARE_MAX_BYTES) {
+		pthread_mutex_lock(&spare_lock);
+		if (n_spare < SPARE_CACHE) {
+			spare_cache[n_spare++] = (struct tg_image){ .p = img->p, .size = img->size };
+			img->p = NULL;
+		}
+		pthread_mutex_unlock(&spare_lock);
+	}
+	free(img->p);
+	memset(img, 0, sizeof(*img));
+}
+
+__attribute__((destructor)) static void spare_cache_free(void)
+{
+	while (n_spare)
+		free(spare_cache[--n_spare].p);
+}
+
+/*
+ * Room for at least one more byte (the module decoders: all is wanted), in
+ * *avail, never past @cap + 1 (a buffer kept from a larger module may be
+ * larger): 0, -EFBIG, -ENOMEM.
+ */
+static int outbuf_reserve(struct outbuf *o, size_t *avail)
+{
+	int r = outbuf_room(o, 1, avail);
 
 	return r < 0 ? r : 0;
 }
 
+/*
+ * xz decoders kept for the next module, as the zstd contexts below: a new
+ * one allocates its dictionary (1 MiB for kbuild's modules, above the mmap
+ * threshold the audit sets) and faults it in again for every module, while
+ * lzma_stream_decoder() on a used stream keeps a dictionary of the same size.
+ */
+#define XZ_CACHE 16
+static pthread_mutex_t xz_lock = PTHREAD_MUTEX_INITIALIZER;
+static lzma_stream *xz_cache[XZ_CACHE];
+static size_t n_xz;
+
+static lzma_stream *xz_get(void)
+{
+	lzma_stream *s = NULL;
+
+	pthread_mutex_lock(&xz_lock);
+	if (n_xz)
+		s = xz_cache[--n_xz];
+	pthread_mutex_unlock(&xz_lock);
+	if (!s && (s = malloc(sizeof(*s))))
+		*s = (lzma_stream)LZMA_STREAM_INIT;
+	return s;
+}
+
+static void xz_put(lzma_stream *s)
+{
+	pthread_mutex_lock(&xz_lock);
+	if (n_xz < XZ_CACHE) {
+		xz_cache[n_xz++] = s;
+		s = NULL;
+	}
+	pthread_mutex_unlock(&xz_lock);
+	if (s) {
+		lzma_end(s);
+		free(s);
+	}
+}
+
+__attribute__((destructor)) static void xz_cache_free(void)
+{
+	while (n_xz) {
+		lzma_end(xz_cache[--n_xz]);
+		free(xz_cache[n_xz]);
+	}
+}
+
+/*
+ * The decoded size the last stream's index states (0 when it cannot be
+ * read): xz(1) and kbuild write one stream, so this is the module's size,
+ * and the output is allocated once instead of growing through copies.  Only
+ * a hint: liblzma checks the index against the blocks it decodes, and more
+ * streams before the last one make the buffer grow as without it.
+ */
+static uint64_t xz_decoded_size(const unsigned char *in, size_t inlen)
+{
+	static const unsigned char zero[4];
+	lzma_stream_flags f;
+	lzma_index *idx = NULL;
+	uint64_t memlimit = 1u << 20, size = 0;
+	size_t pos = 0, end = inlen;
+
+	while (end >= 4 && !memcmp(in + end - 4, zero, 4))	/* stream padding */
+		end -= 4;
+	if (end < 2 * LZMA_STREAM_HEADER_SIZE ||
+	    lzma_stream_footer_decode(&f, in + end - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
+	    f.backward_size > end - 2 * LZMA_STREAM_HEADER_SIZE)
+		return 0;
+	if (lzma_index_buffer_decode(&idx, &memlimit, NULL,
+				     in + end - LZMA_STREAM_HEADER_SIZE - f.backward_size, &pos,
+				     f.backward_size) != LZMA_OK)
+		return 0;
+	size = lzma_index_uncompressed_size(idx);
+	lzma_index_end(idx, NULL);
+	return size;
+}
+
 static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
 {
-	lzma_stream s = LZMA_STREAM_INIT;
+	uint64_t hint = xz_decoded_size(in, inlen);
+	lzma_stream *s;
 	lzma_ret ret;
+	size_t avail;
 	int r = 0;
 
-	/* CONCATENATED: like xz(1), accept several streams and stream padding */
-	if (lzma_stream_decoder(&s, XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
+	/* one byte more than stated: the end is seen without growing a full buffer */
+	if (hint && hint < o->cap && outbuf_presize(o, (size_t)hint + 1) < 0)
 		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = inlen;
+	s = xz_get();
+	/* CONCATENATED: like xz(1), accept several streams and stream padding */
+	if (!s || lzma_stream_decoder(s, XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK) {
+		if (s)
+			xz_put(s);
+		return -ENOMEM;
+	}
+	s->next_in = in;
+	s->avail_in = inlen;
 	do {
-		if ((r = outbuf_reserve(o)) < 0)
+		if ((r = outbuf_reserve(o, &avail)) < 0)
 			break;
-		s.next_out = o->p + o->len;
-		s.avail_out = o->size - o->len;
-		ret = lzma_code(&s, s.avail_in ? LZMA_RUN : LZMA_FINISH);
-		o->len = o->size - s.avail_out;
+		s->next_out = o->p + o->len;
+		s->avail_out = avail;
+		ret = lzma_code(s, s->avail_in ? LZMA_RUN : LZMA_FINISH);
+		o->len = (size_t)(s->next_out - o->p);
 		if (ret == LZMA_MEMLIMIT_ERROR || ret == LZMA_MEM_ERROR)
 			r = -ENOMEM;
 		else if (ret != LZMA_OK && ret != LZMA_STREAM_END)
@@ -126,7 +272,7 @@ static int decode_xz(const void *in, size_t inlen, struct outbuf *o)
 	} while (r == 0 && ret != LZMA_STREAM_END);
 	if (r == 0 && o->len > o->cap)
 		r = -EFBIG;
-	lzma_end(&s);
+	xz_put(s);
 	return r;
 }
 
@@ -195,17 +341,12 @@ static int decode_zstd_frame(const void *in, size_t inlen, struct outbuf *o)
 		return -ENOMEM;
 	if (fh.frameContentSize > o->cap)
 		return -EFBIG;
-	o->p = malloc((size_t)fh.frameContentSize + 1);	/* +1: callers may NUL-terminate */
-	dc = dctx_get();
-	if (!o->p || !dc) {
-		dctx_put(dc);
+	if (outbuf_presize(o, (size_t)fh.frameContentSize) < 0 || !(dc = dctx_get()))
 		return -ENOMEM;
-	}
-	o->size = (size_t)fh.frameContentSize;
 	/* a whole-frame decode resets the context's session first: nothing carries over */
-	ret = ZSTD_decompressDCtx(dc, o->p, o->size, in, inlen);
+	ret = ZSTD_decompressDCtx(dc, o->p, (size_t)fh.frameContentSize, in, inlen);
 	dctx_put(dc);
-	if (ZSTD_isError(ret) || ret != o->size)
+	if (ZSTD_isError(ret) || ret != fh.frameContentSize)
 		return -EBADMSG;
 	o->len = ret;
 	return 0;
@@ -215,7 +356,7 @@ static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	ZSTD_inBuffer ib = { in, inlen, 0 };
-	size_t ret = 1;
+	size_t ret = 1, avail;
 	int r = 0;
 
 	if (!ds)
@@ -224,9 +365,9 @@ static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
 	while (ib.pos < ib.size || ret != 0) {
 		ZSTD_outBuffer ob;
 
-		if ((r = outbuf_reserve(o)) < 0)
+		if ((r = outbuf_reserve(o, &avail)) < 0)
 			break;
-		ob = (ZSTD_outBuffer){ o->p, o->size, o->len };
+		ob = (ZSTD_outBuffer){ o->p, o->len + avail, o->len };
 		ret = ZSTD_decompressStream(ds, &ob, &ib);
 		o->len = ob.pos;
 		if (ZSTD_isError(ret)) {
@@ -249,6 +390,7 @@ static int decode_zstd(const void *in, size_t inlen, struct outbuf *o)
 static int decode_gzip(const void *in, size_t inlen, struct outbuf *o)
 {
 	z_stream z;
+	size_t avail;
 	int ret = Z_OK, r = 0;
 
 	memset(&z, 0, sizeof(z));
@@ -259,12 +401,12 @@ static int decode_gzip(const void *in, size_t inlen, struct outbuf *o)
 	/* zlib counts in uInt; inputs are capped far below 4 GiB by the readers */
 	z.avail_in = inlen > UINT32_MAX ? UINT32_MAX : (uInt)inlen;
 	for (;;) {
-		if ((r = outbuf_reserve(o)) < 0)
+		if ((r = outbuf_reserve(o, &avail)) < 0)
 			break;
 		z.next_out = o->p + o->len;
-		z.avail_out = (uInt)(o->size - o->len);
+		z.avail_out = avail > UINT_MAX ? UINT_MAX : (uInt)avail;
 		ret = inflate(&z, Z_NO_FLUSH);
-		o->len = o->size - z.avail_out;
+		o->len = (size_t)(z.next_out - o->p);
 		if (ret == Z_STREAM_END) {
 			/* gzip(1) concatenates members: continue with the next one */
 			if (z.avail_in == 0)
@@ -290,57 +432,84 @@ static int decode_gzip(const void *in, size_t inlen, struct outbuf *o)
 	return r;
 }
 
-int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
-		  uint64_t cap, void **out, size_t *outlen, const char *label,
-		  struct tg_error *err)
+/* Decode @in into @o (empty, or a kept buffer); on error @o is freed. */
+static int decompress_into(enum tg_compression kind, const void *in, size_t inlen, struct outbuf *o,
+			   const char *label, struct tg_error *err)
 {
-	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
 	int r;
 
-	*out = NULL;
-	*outlen = 0;
 	switch (kind) {
 	case TG_COMP_NONE:
-		if (inlen > cap)
-			return tg_fail(err, -EFBIG, "%s: %zu bytes exceed the size limit of %llu",
-				       label, inlen, (unsigned long long)cap);
-		o.p = malloc(inlen + 1);
-		if (!o.p)
-			return tg_fail(err, -ENOMEM, "%s: out of memory", label);
-		memcpy(o.p, in, inlen);
-		o.len = inlen;
-		r = 0;
+		if (inlen > o->cap) {
+			r = -EFBIG;
+			break;
+		}
+		r = outbuf_presize(o, inlen);
+		if (r == 0) {
+			memcpy(o->p, in, inlen);
+			o->len = inlen;
+		}
 		break;
 	case TG_COMP_XZ:
-		r = decode_xz(in, inlen, &o);
+		r = decode_xz(in, inlen, o);
 		break;
 	case TG_COMP_ZSTD:
-		r = decode_zstd_frame(in, inlen, &o);
+		r = decode_zstd_frame(in, inlen, o);
 		if (r == 1)
-			r = decode_zstd(in, inlen, &o);
+			r = decode_zstd(in, inlen, o);
 		break;
 	case TG_COMP_GZIP:
-		r = decode_gzip(in, inlen, &o);
+		r = decode_gzip(in, inlen, o);
 		break;
 	default:
 		r = -EINVAL;
 	}
 	if (r < 0) {
-		free(o.p);
+		unsigned long long cap = o->cap;
+
+		free(o->p);
+		o->p = NULL;
+		o->len = o->size = 0;
+		if (r == -EFBIG && kind == TG_COMP_NONE)
+			return tg_fail(err, r, "%s: %zu bytes exceed the size limit of %llu",
+				       label, inlen, cap);
 		if (r == -EFBIG)
 			return tg_fail(err, r, "%s: %s data decompresses past the size limit of %llu bytes "
-				       "(decompression bomb?)", label, tg_compression_name(kind),
-				       (unsigned long long)cap);
+				       "(decompression bomb?)", label, tg_compression_name(kind), cap);
+		if (r == -ENOMEM && kind == TG_COMP_NONE)
+			return tg_fail(err, r, "%s: out of memory", label);
 		if (r == -ENOMEM)
 			return tg_fail(err, r, "%s: %s data needs more memory than allowed to decompress",
 				       label, tg_compression_name(kind));
 		return tg_fail(err, r, "%s: corrupt or truncated %s data", label,
 			       tg_compression_name(kind));
 	}
-	o.p[o.len] = '\0';
+	o->p[o->len] = '\0';
+	return 0;
+}
+
+int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
+		  uint64_t cap, void **out, size_t *outlen, const char *label,
+		  struct tg_error *err)
+{
+	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
+	int r = decompress_into(kind, in, inlen, &o, label, err);
+
 	*out = o.p;
 	*outlen = o.len;
-	return 0;
+	return r;
+}
+
+int tg_decompress_image(enum tg_compression kind, const void *in, size_t inlen, uint64_t cap,
+			struct tg_image *img, const char *label, struct tg_error *err)
+{
+	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
+	int r;
+
+	spare_get(&o);
+	r = decompress_into(kind, in, inlen, &o, label, err);
+	*img = (struct tg_image){ .p = o.p, .len = o.len, .size = o.size };
+	return r;
 }
 
 /* ------------------------------------------------------------ kernel images */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decompress.h"
 #include "keyring.h"
 #include "module_internal.h"
 
@@ -202,17 +203,17 @@ static const struct tg_limits *limits_or_default(const struct tg_limits *lim, st
 	return def;
 }
 
-/* Takes ownership of @image (malloc'ed, decompressed). */
-static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
-		       const struct tg_limits *lim, struct tg_error *err)
+/* Takes @img (decompressed) and releases it for the next module. */
+static int parse_image(struct tg_image *img, struct tg_module *m, const struct tg_limits *lim,
+		       struct tg_error *err)
 {
 	struct tg_elf e = { .label = m->label, .lim = lim, .m = m, .err = err };
-	size_t elf_len = len;
+	size_t elf_len = img->len;
 	int r;
 
 	/* the signature covers the decompressed image and sits after the ELF */
-	tg_signature_read(image, len, &m->sig, &elf_len, &tg_module_priv(m)->sigdata);
-	e.img = image;
+	tg_signature_read(img->p, img->len, &m->sig, &elf_len, &tg_module_priv(m)->sigdata);
+	e.img = img->p;
 	e.len = elf_len;
 	r = read_elf(&e);
 	if (r == 0) {
@@ -225,7 +226,7 @@ static int parse_image(unsigned char *image, size_t len, struct tg_module *m,
 		elf_end(e.elf);
 	free(e.sh);
 	free(e.names);
-	free(image);
+	tg_image_release(img);
 	return r;
 }
 
@@ -235,8 +236,7 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 {
 	struct tg_limits def;
 	struct tg_module *m;
-	void *image = NULL;
-	size_t ilen = 0;
+	struct tg_image img;
 	int r;
 
 	*out = NULL;
@@ -256,11 +256,11 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 		r = tg_fail(err, -ENOMEM, "%s: out of memory", label);
 		goto fail;
 	}
-	r = tg_decompress(m->compression, data, len, lim->max_module_size, &image, &ilen, label, err);
+	r = tg_decompress_image(m->compression, data, len, lim->max_module_size, &img, label, err);
 	if (r < 0)
 		goto fail;
-	m->image_size = ilen;
-	r = parse_image(image, ilen, m, lim, err);
+	m->image_size = img.len;
+	r = parse_image(&img, m, lim, err);
 	if (r < 0)
 		goto fail;
 	*out = m;
