@@ -30,9 +30,25 @@ static bool elf_relocatable(const char *ftype)
 			 !strcmp(ftype, "application/x-object"));
 }
 
+/*
+ * A separate debug file as find-debuginfo and dh_strip write them
+ * (/usr/lib/debug/.../foo.ko.debug, /usr/lib/debug/.build-id/xx/yyy.debug):
+ * libmagic calls it an ELF relocatable, but objcopy --only-keep-debug left
+ * its sections NOBITS, .gnu.linkonce.this_module too, which the kernel
+ * refuses to load.  Only the type says "module" there, and a type is the
+ * packager's word anyway; a file named like a module stays a candidate.
+ */
+static bool debug_file(const char *path)
+{
+	static const char dir[] = "/usr/lib/debug/", sfx[] = ".debug";
+	size_t n = strlen(path), l = sizeof(sfx) - 1;
+
+	return !strncmp(path, dir, sizeof(dir) - 1) && n > l && !strcmp(path + n - l, sfx);
+}
+
 enum pkg_kind pkg_classify_file(const char *path, const char *ftype, struct pkg_class *c)
 {
-	if (pkg_classify(path, c) != PKG_OTHER || !elf_relocatable(ftype))
+	if (pkg_classify(path, c) != PKG_OTHER || !elf_relocatable(ftype) || debug_file(path))
 		return c->kind;
 	c->kind = PKG_MODULE;
 	c->hidden = true;

@@ -707,6 +707,11 @@ static void check_package(struct tgp_state *st, struct tgp_guard *g, rpmts ts, r
 		}
 		check_macros(g, ts, p);
 	}
+	if (!p->n_f) {	/* nothing to say or refuse: psm_pre need not look for it */
+		gpkg_free(p);
+		g->n_pkgs--;
+		return;
+	}
 	decide(st, p);
 }
 

@@ -248,6 +248,9 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 			       "checking modules as they are unpacked\n", pkg->nevra);
 			pkg->types_pending = true;
 		} else if (pkg) {
+			rpmlog(RPMLOG_DEBUG, "taintguard: %s: reading its payload: %zu module "
+			       "candidate(s)%s\n", pkg->nevra, f.n_modules,
+			       f.kernel_files ? ", kernel files" : "");
 			scan_payload(st, pkg, fd, h);
 		}
 		pkg_ftypes_free(types);

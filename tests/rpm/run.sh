@@ -222,6 +222,8 @@ cp "$MODS/.kbuild/main/lve.o" "$W/objs/lve.o"
 objcopy --only-keep-debug "$MODS/lve.ko" "$W/objs/lve.ko.debug" || bail "objcopy --only-keep-debug"
 pkg tg-hidden 1.0 "lve.ko:/opt/vendor/engine.bin"
 MODS=$W/objs pkg tg-objs 1.0 "plain.o:/usr/lib/tg-objs/plain.o lve.o:/usr/src/tg-objs/lve.o lve.ko.debug:/usr/lib/debug/opt/vendor/engine.bin.debug"
+# a debuginfo package: only a module's separate debug file, where find-debuginfo puts it
+MODS=$W/objs pkg tg-lve-debuginfo 1.0 "lve.ko.debug:/usr/lib/debug/lib/modules/$K/extra/lve.ko.debug"
 MODS=$KBUILD pkg tg-kdevel 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers"
 MODS=$KBUILD pkg tg-kdevfull 1.0 "Module.symvers:/usr/src/kernels/$K/Module.symvers .config:/usr/src/kernels/$K/.config"
 # A hostile package: a proprietary module using GPL-only ktime_get, plus a
@@ -652,6 +654,16 @@ check "objs: a plain .o, kbuild's lve.o and a .ko.debug are not judged: installe
 check "objs: its files are there" test -f "$R/usr/lib/tg-objs/plain.o" -a -f "$R/usr/src/tg-objs/lve.o" \
 	-a -f "$R/usr/lib/debug/opt/vendor/engine.bin.debug"
 [ "$RC" = 0 ] || show
+# a .ko.debug is no loadable module: its payload is not even read (-vv: the plugin's debug lines)
+mkroot
+rpmx -ivv "$(P tg-hidden)" "$(P tg-lve-debuginfo)"
+# rpm's exit status counts the packages of a transaction that has a failure: 2
+check "debuginfo: the hidden module's payload is read, the .ko.debug package's is not (exit $RC = 2)" \
+	bash -c "test $RC = 2 && grep -q 'taintguard: tg-hidden-1.0-1.noarch: reading its payload: 1 module' <<<\"\$0\" &&
+		! grep -q 'taintguard: tg-lve-debuginfo-1.0-1.noarch: reading its payload' <<<\"\$0\"" "$OUT"
+check "debuginfo: installed, nothing said of it" \
+	bash -c "rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve-debuginfo >/dev/null && ! grep -E '^(error|warning): taintguard: .*tg-lve-debuginfo' <<<\"\$0\"" "$OUT"
+[ "$RC" = 2 ] || show
 # let in by warn mode: the warning says where it lives; the record keeps it (explain NAME)
 mkroot
 rpmx -ivh --define '_taintguard_mode warn' "$(P tg-hidden)"
