@@ -20,6 +20,7 @@ set -eu
 cd "$(dirname "$0")/.."
 TOP=$PWD
 B=${B:-build}
+. bench/lib.sh
 REPS=${REPS:-3}
 OUT=$TOP/bench/out
 CPUS=$(nproc)
@@ -122,5 +123,8 @@ printf 'rpm -i without plugin  %6.2f s   (CPU %6.2f s)\n' "$off" "$offc"
 printf 'rpm -i with plugin     %6.2f s   (CPU %6.2f s)\n' "$on" "$onc"
 printf 'added by the plugin    %6.2f s   (CPU %6.2f s)\n' "$added" "$(echo "$onc - $offc" | bc)"
 printf 'xz -dc floor (%d CPUs)  %6.2f s\n' "$CPUS" "$fl"
-printf 'ratio added/floor      %6.2f\n' "$(echo "scale=4; $added / $fl" | bc)"
+r=$(echo "scale=4; $added / $fl" | bc)
+printf 'ratio added/floor      %6.2f\n' "$r"
+bench_row "kernel package through the plugin (added)" "$(printf '%.2f s' "$added")" \
+	"$(printf '%.2f s xz -dc, %d CPUs' "$fl" "$CPUS")" "$(printf '%.2f' "$r")" "<= 1.0" "$(bench_met "$r" le 1.0)"
 grep -h 'taintguard:' "$W/out.on" | sed 's/^/# /' | head -5

@@ -13,6 +13,7 @@ REPO=$PWD
 N=${1:-5}
 COUNT=${2:-1000}
 B=${B:-build}
+. bench/lib.sh
 . tests/lib/kernel.sh >/dev/null
 K=$TG_KERNEL
 W=$(mktemp -d /tmp/tg-depsbench.XXXXXX)
@@ -95,3 +96,6 @@ awk -v a="$ma" -v b="$mb" -v ca="$ca" -v cb="$cb" -v n="$N" -v c="$COUNT" 'BEGIN
 		c, n, a / 1000, b / 1000, b / a, (b - a) * 100 / a
 	printf "CPU time (user + system), median: %.2f s and %.2f s: ratio %.3f (%+.1f %%)\n",
 		ca / 1000, cb / 1000, cb / ca, (cb - ca) * 100 / ca }'
+r=$(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.3f", b / a }')
+bench_row "rpm -i, $COUNT packages without modules (plugin)" "$(awk -v b="$mb" 'BEGIN { printf "%.2f s", b / 1000 }')" \
+	"$(awk -v a="$ma" 'BEGIN { printf "%.2f s --noplugins", a / 1000 }')" "$r" "<= 1.05" "$(bench_met "$r" le 1.05)"

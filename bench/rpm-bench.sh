@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 N=${1:-15}
 B=${B:-build}
+. bench/lib.sh
 . tests/lib/kernel.sh
 K=$TG_KERNEL
 MODS=tests/modules/out
@@ -86,6 +87,9 @@ if command -v depmod >/dev/null && [ -d "/lib/modules/$K/kernel" ]; then
 		printf "depmod -n %s (the %%post of a kmod package): %.1f ms\n", k, d / 1000
 		printf "typical kmod package (install + depmod): %.1f ms -> %.1f ms, ratio %.3f (goal < 1.05)\n",
 			(a + d) / 1000, (b + d) / 1000, (b + d) / (a + d) }'
+	r=$(awk -v a="$ka" -v b="$kb" -v d="$d" 'BEGIN { printf "%.3f", (b + d) / (a + d) }')
+	bench_row "rpm -i kmod package + depmod (plugin)" "$(awk -v b="$kb" -v d="$d" 'BEGIN { printf "%.0f ms", (b + d) / 1000 }')" \
+		"$(awk -v a="$ka" -v d="$d" 'BEGIN { printf "%.0f ms without", (a + d) / 1000 }')" "$r" "< 1.05" "$(bench_met "$r" lt 1.05)"
 fi
 
 # A kernel's worth of modules in one package (the 4,023 modules of the

@@ -16,6 +16,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-build}
+. bench/lib.sh
 REPS=${REPS:-3}
 SPEC=${1:-7}
 CPUS=$(nproc)
@@ -43,5 +44,8 @@ c=$(cat "$W/check") f=$(cat "$W/floor")
 echo "== kernel $K: $n modules, $mb MB of .ko.xz, $CPUS CPUs, median of $REPS runs"
 printf 'taintguard check --root   %6.2f s\n' "$c"
 printf 'xz -dc floor (%d CPUs)     %6.2f s\n' "$CPUS" "$f"
-printf 'ratio check/floor         %6.2f\n' "$(echo "scale=4; $c / $f" | bc)"
+r=$(echo "scale=4; $c / $f" | bc)
+printf 'ratio check/floor         %6.2f\n' "$r"
+bench_row "check of $K's tree ($n modules)" "$(printf '%.2f s' "$c")" \
+	"$(printf '%.2f s xz -dc, %d CPUs' "$f" "$CPUS")" "$(printf '%.2f' "$r")" "<= 1.0" "$(bench_met "$r" le 1.0)"
 python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); print("# verdicts: %d, allowed: %d, refused: %d, with P: %d" % (len(v), sum(x.get("action") == "allow" for x in v), sum(not x.get("loads") for x in v), sum("P" in (x.get("taint") or "") for x in v)))' "$W/check.json"
