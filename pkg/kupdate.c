@@ -318,6 +318,47 @@ void pkg_kmods_free(struct pkg_kmod *v, size_t n)
 	free(v);
 }
 
+bool pkg_kernel_learn(struct tg_kernel *k, const char *release, const char *nevra,
+		      const char *path, const struct tg_module *m)
+{
+	const char *vm = m ? tg_module_get(m, "vermagic") : NULL;
+	char rel[256];
+
+	if (!m || !tg_module_has(m, "intree") || !tg_kernel_path_in_tree(path) ||
+	    tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0 || strcmp(rel, release))
+		return false;
+	if (!k->this_module_size)
+		k->this_module_size = m->this_module_size;
+	if (!k->vermagic && vm && (k->vermagic = strdup(vm)) != NULL)
+		k->vermagic_source = strf("%s:%s", nevra, path);
+	return true;
+}
+
+bool pkg_kupdate_affected(const struct pkg_kmod *km, const struct tg_verdict *v)
+{
+	return km->place == PKG_KMOD_WEAK_NOT || km->place == PKG_KMOD_DKMS_NOT ||
+	       v->action != TG_ACTION_ALLOW;
+}
+
+/*
+ * One line per affected module, the same in every front end that says what a
+ * kernel update does (the rpm plugin, audit and the dnf plugins through it):
+ * the one reason of tg_verdict_reason(), or why the module will be missing.
+ */
+char *pkg_kupdate_line(const char *release, const struct pkg_kmod *km, const struct tg_verdict *v)
+{
+	const char *owner = km->owner ? km->owner : "(no package)";
+	const char *mod = v->module ? v->module : "?";
+	char why[160];
+
+	if (km->place == PKG_KMOD_WEAK_NOT)
+		return strf("kernel %s: %s: module %s (%s): will be missing: weak-modules will not "
+			    "link it: %s", release, owner, mod, km->file, km->why);
+	tg_verdict_reason(v, why, sizeof(why));
+	return strf("kernel %s: %s: module %s (%s): %s%s", release, owner, mod, km->path, why,
+		    v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
+}
+
 bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len)
 {
 	int fc = (int)rpmfilesFC(files);
