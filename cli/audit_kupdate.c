@@ -67,10 +67,10 @@ static int judge_update(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct au
 {
 	const char *rel = u->p->krel;
 	const struct tg_kernel *k = NULL;
-	struct tg_judge_item *items = NULL;
+	struct tg_judge_item *sib = NULL;
 	struct tg_verdict *v = NULL;
 	struct pkg_kmod *km = NULL;
-	size_t n = 0, total;
+	size_t n = 0, n_sib;
 	int r;
 
 	tg_ctx_kernel(ctx, rel, &k, NULL);
@@ -79,30 +79,18 @@ static int judge_update(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct au
 				  "not checked against it");
 		return u->error ? 0 : -ENOMEM;
 	}
-	r = pkg_kupdate_modules(a->o.root, rel, k->symvers, ts, &a->o.limits, &km, &n);
-	if (r < 0)
-		return r;
-	total = n + siblings(a, u->p, rel, NULL);
-	r = -ENOMEM;
-	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
-	    !(v = calloc(total ? total : 1, sizeof(*v))))
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		items[i] = (struct tg_judge_item){ .path = km[i].path, .m = km[i].m,
-						   .error = km[i].error, .package = km[i].owner };
-	siblings(a, u->p, rel, items + n);
-	if ((r = tg_judge(ctx, rel, items, total, 0, v, NULL)) < 0)
-		goto out;
+	n_sib = siblings(a, u->p, rel, NULL);
+	if (n_sib && !(sib = calloc(n_sib, sizeof(*sib))))
+		return -ENOMEM;
+	siblings(a, u->p, rel, sib);
+	r = pkg_kupdate_judge(ctx, a->o.root, rel, k->symvers, ts, &a->o.limits, sib, n_sib, &km,
+			      &v, &n);
+	free(sib);
 	u->n_modules = n;
 	for (size_t i = 0; i < n && r == 0; i++)
 		if (pkg_kupdate_affected(&km[i], &v[i]))
 			r = add_line(u, pkg_kupdate_line(rel, &km[i], &v[i]));
-out:
-	for (size_t i = 0; v && i < total; i++)
-		tg_verdict_free_contents(&v[i]);
-	free(v);
-	free(items);
-	pkg_kmods_free(km, n);
+	pkg_kupdate_free(km, v, n);
 	return r;
 }
 

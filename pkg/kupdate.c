@@ -305,6 +305,55 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 	return 0;
 }
 
+int pkg_kupdate_judge(struct tg_ctx *ctx, const char *root, const char *release,
+		      const struct tg_symvers *symvers, rpmts ts, const struct tg_limits *lim,
+		      const struct tg_judge_item *extra, size_t n_extra, struct pkg_kmod **km,
+		      struct tg_verdict **v, size_t *n)
+{
+	struct tg_judge_item *items = NULL;
+	struct tg_verdict *all = NULL;
+	size_t total = 0;
+	int r;
+
+	*v = NULL;
+	r = pkg_kupdate_modules(root, release, symvers, ts, lim, km, n);
+	if (r < 0)
+		return r;
+	total = *n + n_extra;
+	r = -ENOMEM;
+	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
+	    !(all = calloc(total ? total : 1, sizeof(*all))))
+		goto out;
+	for (size_t i = 0; i < *n; i++)
+		items[i] = (struct tg_judge_item){ .path = (*km)[i].path, .m = (*km)[i].m,
+						   .error = (*km)[i].error, .package = (*km)[i].owner };
+	if (n_extra)
+		memcpy(items + *n, extra, n_extra * sizeof(*extra));
+	r = tg_judge(ctx, release, items, total, 0, all, NULL);
+out:
+	/* the set's own modules were context: only the root's verdicts are the caller's */
+	for (size_t i = r < 0 ? 0 : *n; all && i < total; i++)
+		tg_verdict_free_contents(&all[i]);
+	free(items);
+	if (r < 0) {
+		free(all);
+		pkg_kmods_free(*km, *n);
+		*km = NULL;
+		*n = 0;
+		return r;
+	}
+	*v = all;
+	return 0;
+}
+
+void pkg_kupdate_free(struct pkg_kmod *km, struct tg_verdict *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		tg_verdict_free_contents(&v[i]);
+	free(v);
+	pkg_kmods_free(km, n);
+}
+
 void pkg_kmods_free(struct pkg_kmod *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

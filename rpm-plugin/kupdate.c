@@ -96,10 +96,10 @@ static void keep(struct tgp_state *st, struct tgp_pkg *kp, const struct pkg_kmod
 static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 {
 	const struct tg_kernel *k = NULL;
-	struct tg_judge_item *items = NULL;
+	struct tg_judge_item *sib = NULL;
 	struct pkg_kmod *km = NULL;
 	struct tg_verdict *v = NULL;
-	size_t n = 0, total = 0;
+	size_t n = 0, n_sib;
 	int r;
 
 	tg_ctx_kernel(st->ctx, kp->krel, &k, NULL);
@@ -109,30 +109,18 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 			kp->krel, kp->nevra);
 		return 0;
 	}
-	r = pkg_kupdate_modules(st->root, kp->krel, k->symvers, ts, &st->lim, &km, &n);
-	if (r < 0)
-		return r;
-	total = n + siblings(st, kp->krel, NULL);
-	r = -ENOMEM;
-	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
-	    !(v = calloc(total ? total : 1, sizeof(*v))) ||
-	    !(kp->kv = calloc(n ? n : 1, sizeof(*kp->kv))))
-		goto exit;
-	for (size_t i = 0; i < n; i++)
-		items[i] = (struct tg_judge_item){ .path = km[i].path, .m = km[i].m,
-						   .error = km[i].error, .package = km[i].owner };
-	siblings(st, kp->krel, items + n);
-	if ((r = tg_judge(st->ctx, kp->krel, items, total, 0, v, NULL)) < 0)
-		goto exit;
-	for (size_t i = 0; i < n; i++)
+	n_sib = siblings(st, kp->krel, NULL);
+	if (n_sib && !(sib = calloc(n_sib, sizeof(*sib))))
+		return -ENOMEM;
+	siblings(st, kp->krel, sib);
+	r = pkg_kupdate_judge(st->ctx, st->root, kp->krel, k->symvers, ts, &st->lim, sib, n_sib,
+			      &km, &v, &n);
+	free(sib);
+	if (r == 0 && !(kp->kv = calloc(n ? n : 1, sizeof(*kp->kv))))
+		r = -ENOMEM;
+	for (size_t i = 0; i < n && r == 0; i++)
 		keep(st, kp, &km[i], &v[i]);
-	r = 0;
-exit:
-	for (size_t i = 0; v && i < total; i++)
-		tg_verdict_free_contents(&v[i]);
-	free(v);
-	free(items);
-	pkg_kmods_free(km, n);
+	pkg_kupdate_free(km, v, n);
 	return r;
 }
 
