@@ -22,29 +22,34 @@
 
 /*
  * The modules of the set's other packages for @rel, judged beside the
- * root's so that imports between them resolve: their number, and with
- * @items (room for that number) the items themselves.
+ * root's so that imports between them resolve (context items): counted,
+ * then filled into *@out (malloc'ed; NULL when there are none).
  */
-static size_t siblings(const struct audit *a, const struct audit_pkg *kp, const char *rel,
-		       struct tg_judge_item *items)
+static int siblings(const struct audit *a, const struct audit_pkg *kp, const char *rel,
+		    struct tg_judge_item **out, size_t *n)
 {
-	size_t n = 0;
+	*out = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		*n = 0;
+		for (size_t i = 0; i < a->n_pkgs; i++) {
+			const struct audit_pkg *p = a->pkgs[i];
 
-	for (size_t i = 0; i < a->n_pkgs; i++) {
-		const struct audit_pkg *p = a->pkgs[i];
+			for (size_t j = 0; p != kp && !p->krel && j < p->n_mods; j++) {
+				const struct audit_module *m = p->mods[j];
 
-		for (size_t j = 0; p != kp && !p->krel && j < p->n_mods; j++) {
-			const struct audit_module *m = p->mods[j];
-
-			if (!m->m || !m->release || strcmp(m->release, rel))
-				continue;
-			if (items)
-				items[n] = (struct tg_judge_item){ .path = m->path, .m = m->m,
-								   .package = p->name, .context = true };
-			n++;
+				if (!m->m || !m->release || strcmp(m->release, rel))
+					continue;
+				if (*out)
+					(*out)[*n] = (struct tg_judge_item){
+						.path = m->path, .m = m->m, .package = p->name,
+						.context = true };
+				++*n;
+			}
 		}
+		if (!pass && (!*n || !(*out = calloc(*n, sizeof(**out)))))
+			return *n ? -ENOMEM : 0;
 	}
-	return n;
+	return 0;
 }
 
 static int add_line(struct audit_kup *u, char *line)
@@ -65,31 +70,28 @@ static int add_line(struct audit_kup *u, char *line)
 
 static int judge_update(struct audit *a, struct tg_ctx *ctx, rpmts ts, struct audit_kup *u)
 {
-	const char *rel = u->p->krel;
 	const struct tg_kernel *k = NULL;
-	struct tg_judge_item *sib = NULL;
-	struct tg_verdict *v = NULL;
+	struct tg_judge_item *sib;
 	struct pkg_kmod *km = NULL;
-	size_t n = 0, n_sib;
+	struct tg_verdict *v = NULL;
+	size_t n = 0, n_sib = 0;
 	int r;
 
-	tg_ctx_kernel(ctx, rel, &k, NULL);
+	tg_ctx_kernel(ctx, u->p->krel, &k, NULL);
 	if (!k || !k->symvers) {
 		u->error = strdup("its export table could not be read; the installed modules are "
 				  "not checked against it");
 		return u->error ? 0 : -ENOMEM;
 	}
-	n_sib = siblings(a, u->p, rel, NULL);
-	if (n_sib && !(sib = calloc(n_sib, sizeof(*sib))))
-		return -ENOMEM;
-	siblings(a, u->p, rel, sib);
-	r = pkg_kupdate_judge(ctx, a->o.root, rel, k->symvers, ts, &a->o.limits, sib, n_sib, &km,
-			      &v, &n);
+	if ((r = siblings(a, u->p, u->p->krel, &sib, &n_sib)) < 0)
+		return r;
+	r = pkg_kupdate_judge(ctx, a->o.root, u->p->krel, k->symvers, ts, &a->o.limits, sib, n_sib,
+			      &km, &v, &n);
 	free(sib);
 	u->n_modules = n;
 	for (size_t i = 0; i < n && r == 0; i++)
 		if (pkg_kupdate_affected(&km[i], &v[i]))
-			r = add_line(u, pkg_kupdate_line(rel, &km[i], &v[i]));
+			r = add_line(u, pkg_kupdate_line(u->p->krel, &km[i], &v[i]));
 	pkg_kupdate_free(km, v, n);
 	return r;
 }
