@@ -15,6 +15,7 @@
  * audit_judge.c   target kernels, the set judged as one, results per package
  * audit_report.c  text, JSON, JSON lines, JUnit and SARIF output
  * audit_kernels.c --installed: the module x installed-kernel table
+ * audit_kupdate.c a kernel package in the set: what it does to the root's modules
  */
 #ifndef TG_AUDIT_H
 #define TG_AUDIT_H
@@ -60,6 +61,15 @@ struct audit_krow {
 	struct tg_verdict *v;	/* one per km, judged as one set against release */
 };
 
+/* A kernel package of the set: the lines said of the root's modules under it. */
+struct audit_kup {
+	const struct audit_pkg *p;
+	size_t n_modules;	/* judged: the root's and the set's for that kernel */
+	char **lines;		/* pkg_kupdate_line(), one per module it will not load cleanly */
+	size_t n_lines;
+	char *error;		/* why the root's modules were not judged, else NULL */
+};
+
 struct audit_pkg {
 	char *file;		/* .rpm file, NULL for rpmdb / unowned / remote */
 	char *location;		/* repodata location (for messages) */
@@ -91,6 +101,11 @@ struct audit_pkg {
 	 */
 	bool oot_modules;
 	bool read_payload;	/* phase B: a kernel file is needed from this package */
+	/*
+	 * A kernel package: the release whose image, export table and .config
+	 * it ships (pkg_files_kernel_release()), else NULL.
+	 */
+	char *krel;
 	bool modules_read;	/* its payload's module candidates were all read */
 
 	struct audit_module **mods;
@@ -135,6 +150,8 @@ struct audit {
 	bool progress;		/* the progress bar (stderr, terminal only) */
 	struct audit_krow *krows;	/* --installed: the kernel table */
 	size_t n_krows;
+	struct audit_kup *kups;		/* kernel packages of the set (not --installed) */
+	size_t n_kups;
 	struct pkg_owners owners;	/* --installed: dpkg's and DKMS's module files */
 };
 
@@ -225,6 +242,17 @@ int report_kernels_text(const struct audit *a, FILE *out);
 int report_kernels_json(const struct audit *a, FILE *out);
 /* a second <testsuite> of report_junit() */
 int report_kernels_junit(const struct audit *a, FILE *out);
+
+/* --------------------------------------------------- audit_kupdate.c */
+/*
+ * Each kernel package of the set against the root's out-of-tree modules and
+ * the set's own for its release; while audit_judge()'s kernel loader is set.
+ */
+int audit_kernel_updates(struct audit *a, struct tg_ctx *ctx);
+void audit_kups_free(struct audit *a);
+int report_kups_text(const struct audit *a, FILE *out);
+/* ",\n \"kernel_updates\": [...]": a member of report_json()'s object */
+int report_kups_json(const struct audit *a, FILE *out);
 /* audit_xml.c: XML-escaped text (untrusted strings; controls as ?, bytes >= 0x80 as &#xNN;) */
 void report_xml_text(FILE *out, const char *s);
 

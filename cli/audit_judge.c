@@ -18,13 +18,16 @@
 
 static bool release_needed(const struct audit *a, const char *rel)
 {
-	for (size_t i = 0; i < a->n_pkgs; i++)
+	for (size_t i = 0; i < a->n_pkgs; i++) {
+		if (a->pkgs[i]->krel && !strcmp(a->pkgs[i]->krel, rel))
+			return true;	/* a kernel update: judged against the root's modules */
 		for (size_t j = 0; j < a->pkgs[i]->n_mods; j++) {
 			const char *r = a->pkgs[i]->mods[j]->release;
 
 			if (r && !strcmp(r, rel))
 				return true;
 		}
+	}
 	return false;
 }
 
@@ -101,6 +104,18 @@ static enum sv_source source_of(const struct loader *l, const char *release)
 	return SV_NONE;
 }
 
+/* A kernel package of the set: its in-tree modules say what the root cannot yet. */
+static void learn_from_set(const struct audit *a, const char *release, struct tg_kernel *k)
+{
+	for (size_t i = 0; i < a->n_pkgs && (!k->this_module_size || !k->vermagic); i++) {
+		const struct audit_pkg *p = a->pkgs[i];
+
+		for (size_t j = 0; !p->oot_modules && j < p->n_mods; j++)
+			if (pkg_kernel_learn(k, release, p->nevra, p->mods[j]->path, p->mods[j]->m))
+				break;
+	}
+}
+
 /* The context's kernel loader: the set, the host (or --root), then --symvers. */
 static int load_kernel(void *data, const char *release, struct tg_kernel **out,
 		       struct tg_error *err)
@@ -120,6 +135,8 @@ static int load_kernel(void *data, const char *release, struct tg_kernel **out,
 		else if (*out && (*out)->symvers)
 			src = r == 1 ? SV_PACKAGE : SV_HOST;
 	}
+	if (*out)
+		learn_from_set(l->a, release, *out);
 	if (src == SV_NONE && o->symvers) {
 		tg_kernel_free(*out);
 		*out = NULL;
@@ -245,6 +262,8 @@ int audit_judge(struct audit *a, struct tg_ctx *ctx)
 	r = tg_judge(ctx, NULL, items, n, TG_JUDGE_KERNEL_STRICT, v, &err);
 	if (r == 0)
 		distribute(a, v);
+	if (r == 0 && !a->installed)
+		r = audit_kernel_updates(a, ctx);	/* its kernels from the same loader */
 	else if (r == -EINVAL)
 		cli_error("%s", err.msg);
 out:

@@ -117,7 +117,7 @@ void audit_pkg_free(struct audit_pkg *p)
 	free(p->mods);
 	free(p->file), free(p->location), free(p->name), free(p->nevra), free(p->license);
 	free(p->sig_info), free(p->error), free(p->targets);
-	free(p->checksum), free(p->base), free(p->url);
+	free(p->checksum), free(p->base), free(p->url), free(p->krel);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p);

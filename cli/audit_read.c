@@ -217,6 +217,13 @@ static void read_one(size_t i, unsigned worker, void *data)
 	p->has_modules = f.n_modules > 0;
 	p->oot_modules = f.oot;
 	p->has_kernel_files = f.kernel_files && !f.oot;
+	if (p->has_kernel_files && !p->krel) {
+		char rel[256];
+
+		/* a kernel: what it does to the root's modules is said too (audit_kupdate.c) */
+		if (pkg_files_kernel_release(pf.files, rel, sizeof(rel)) && !(p->krel = strdup(rel)))
+			audit_pkg_error(p, "out of memory");
+	}
 	/* kernel files are registered once every module was seen: the oot rule needs them all */
 	if (rd->modules && f.kernel_files)
 		pkg_files_each(pf.files, types, PKG_KIND_BIT(PKG_SYMVERS) | PKG_KIND_BIT(PKG_CONFIG),

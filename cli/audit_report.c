@@ -230,6 +230,8 @@ int report_text(const struct audit *a, FILE *out)
 				hidden_pkgs == 1 ? "" : "s");
 		fputs("; --all lists every module\n", out);
 	}
+	if (a->n_kups)
+		report_kups_text(a, out);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -351,6 +353,8 @@ int report_json(const struct audit *a, FILE *out)
 	fputs(first ? "]" : "\n ]", out);
 	if (a->installed)
 		report_kernels_json(a, out);
+	else
+		report_kups_json(a, out);
 	fprintf(out, ",\n \"summary\": {\"packages\": %zu, \"modules\": %zu, \"deny\": %zu, \"mark\": %zu, "
 		"\"allow\": %zu, \"error\": %zu, \"skipped_without_modules\": %zu}}\n",
 		c.pkgs, c.modules, c.deny, c.mark, c.allow, c.error, a->n_skipped);

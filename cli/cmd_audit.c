@@ -477,6 +477,7 @@ out:
 	audit_cache_close(&a);
 	audit_repo_free(&a);
 	audit_kernels_free(&a);
+	audit_kups_free(&a);
 	audit_free(&a);
 	tg_ctx_free(ctx);
 	if (rpm_ready)

@@ -361,8 +361,10 @@ static int check_elf(struct state *s)
 	    s->m->this_module_size != s->k->this_module_size)
 		r = tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "struct-module-mismatch",
 			"rebuild the module against the target kernel's headers",
-			".gnu.linkonce.this_module is %zu bytes but the kernel's struct module is %zu: "
-			"built for another kernel", s->m->this_module_size, s->k->this_module_size);
+			/* both sizes first: the one-line reason keeps what fits in 64 characters */
+			"struct module is %zu bytes in the module, %zu in the kernel "
+			"(.gnu.linkonce.this_module): built for another kernel",
+			s->m->this_module_size, s->k->this_module_size);
 	return r;
 }
 

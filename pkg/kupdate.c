@@ -305,6 +305,55 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 	return 0;
 }
 
+int pkg_kupdate_judge(struct tg_ctx *ctx, const char *root, const char *release,
+		      const struct tg_symvers *symvers, rpmts ts, const struct tg_limits *lim,
+		      const struct tg_judge_item *extra, size_t n_extra, struct pkg_kmod **km,
+		      struct tg_verdict **v, size_t *n)
+{
+	struct tg_judge_item *items = NULL;
+	struct tg_verdict *all = NULL;
+	size_t total = 0;
+	int r;
+
+	*v = NULL;
+	r = pkg_kupdate_modules(root, release, symvers, ts, lim, km, n);
+	if (r < 0)
+		return r;
+	total = *n + n_extra;
+	r = -ENOMEM;
+	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
+	    !(all = calloc(total ? total : 1, sizeof(*all))))
+		goto out;
+	for (size_t i = 0; i < *n; i++)
+		items[i] = (struct tg_judge_item){ .path = (*km)[i].path, .m = (*km)[i].m,
+						   .error = (*km)[i].error, .package = (*km)[i].owner };
+	if (n_extra)
+		memcpy(items + *n, extra, n_extra * sizeof(*extra));
+	r = tg_judge(ctx, release, items, total, 0, all, NULL);
+out:
+	/* the set's own modules were context: only the root's verdicts are the caller's */
+	for (size_t i = r < 0 ? 0 : *n; all && i < total; i++)
+		tg_verdict_free_contents(&all[i]);
+	free(items);
+	if (r < 0) {
+		free(all);
+		pkg_kmods_free(*km, *n);
+		*km = NULL;
+		*n = 0;
+		return r;
+	}
+	*v = all;
+	return 0;
+}
+
+void pkg_kupdate_free(struct pkg_kmod *km, struct tg_verdict *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		tg_verdict_free_contents(&v[i]);
+	free(v);
+	pkg_kmods_free(km, n);
+}
+
 void pkg_kmods_free(struct pkg_kmod *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -316,6 +365,47 @@ void pkg_kmods_free(struct pkg_kmod *v, size_t n)
 		free(v[i].error);
 	}
 	free(v);
+}
+
+bool pkg_kernel_learn(struct tg_kernel *k, const char *release, const char *nevra,
+		      const char *path, const struct tg_module *m)
+{
+	const char *vm = m ? tg_module_get(m, "vermagic") : NULL;
+	char rel[256];
+
+	if (!m || !tg_module_has(m, "intree") || !tg_kernel_path_in_tree(path) ||
+	    tg_kernel_release_from_path(path, rel, sizeof(rel)) < 0 || strcmp(rel, release))
+		return false;
+	if (!k->this_module_size)
+		k->this_module_size = m->this_module_size;
+	if (!k->vermagic && vm && (k->vermagic = strdup(vm)) != NULL)
+		k->vermagic_source = strf("%s:%s", nevra, path);
+	return true;
+}
+
+bool pkg_kupdate_affected(const struct pkg_kmod *km, const struct tg_verdict *v)
+{
+	return km->place == PKG_KMOD_WEAK_NOT || km->place == PKG_KMOD_DKMS_NOT ||
+	       v->action != TG_ACTION_ALLOW;
+}
+
+/*
+ * One line per affected module, the same in every front end that says what a
+ * kernel update does (the rpm plugin, audit and the dnf plugins through it):
+ * the one reason of tg_verdict_reason(), or why the module will be missing.
+ */
+char *pkg_kupdate_line(const char *release, const struct pkg_kmod *km, const struct tg_verdict *v)
+{
+	const char *owner = km->owner ? km->owner : "(no package)";
+	const char *mod = v->module ? v->module : "?";
+	char why[160];
+
+	if (km->place == PKG_KMOD_WEAK_NOT)
+		return strf("kernel %s: %s: module %s (%s): will be missing: weak-modules will not "
+			    "link it: %s", release, owner, mod, km->file, km->why);
+	tg_verdict_reason(v, why, sizeof(why));
+	return strf("kernel %s: %s: module %s (%s): %s%s", release, owner, mod, km->path, why,
+		    v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
 }
 
 bool pkg_files_kernel_release(rpmfiles files, char *buf, size_t len)

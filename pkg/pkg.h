@@ -325,6 +325,37 @@ int pkg_kupdate_modules(const char *root, const char *release, const struct tg_s
 			rpmts ts, const struct tg_limits *lim, struct pkg_kmod **out, size_t *n);
 void pkg_kmods_free(struct pkg_kmod *v, size_t n);
 /*
+ * Kernel @release being installed, against what it will load: the modules
+ * above with @extra (the set's own modules for it, as context items so that
+ * imports between them resolve) judged as one set in @ctx.  *@km, *@n as
+ * pkg_kupdate_modules(); *@v one verdict per *@km.  0 or a negative errno;
+ * free with pkg_kupdate_free().
+ */
+int pkg_kupdate_judge(struct tg_ctx *ctx, const char *root, const char *release,
+		      const struct tg_symvers *symvers, rpmts ts, const struct tg_limits *lim,
+		      const struct tg_judge_item *extra, size_t n_extra, struct pkg_kmod **km,
+		      struct tg_verdict **v, size_t *n);
+void pkg_kupdate_free(struct pkg_kmod *km, struct tg_verdict *v, size_t n);
+/*
+ * A kernel being installed has its own modules in the set (a transaction,
+ * an audited repository), not yet in the root: what the library learns from
+ * in-tree modules on disk (vermagic, sizeof(struct module)) comes from them
+ * instead.  @m at @path, of package @nevra, which ships no out-of-tree
+ * module: k's missing facts are taken from it when it is an in-tree module
+ * of @release ("intree", as the library's own rule is).  True when it was.
+ */
+bool pkg_kernel_learn(struct tg_kernel *k, const char *release, const char *nevra,
+		      const char *path, const struct tg_module *m);
+/* Will kernel R not load @km cleanly (@v: its verdict under R), or miss it? */
+bool pkg_kupdate_affected(const struct pkg_kmod *km, const struct tg_verdict *v);
+/*
+ * The one line said of an affected module, without prefix or newline:
+ * "kernel R: PACKAGE: module M (PATH): REASON[; policy: deny]", or for a
+ * module weak-modules will not link "...: will be missing: ...".  Malloc'ed,
+ * NULL on ENOMEM.
+ */
+char *pkg_kupdate_line(const char *release, const struct pkg_kmod *km, const struct tg_verdict *v);
+/*
  * The kernel release a package installs when its files hold a kernel image
  * (/boot/vmlinuz-R, (usr/)lib/modules/R/vmlinuz), the export table and the
  * .config of that same R: true with R in @buf.

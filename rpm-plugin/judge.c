@@ -116,25 +116,12 @@ static void warn_kernel_file(void *ctx, const char *msg)
  */
 static void learn_from_transaction(struct tgp_state *st, const char *release, struct tg_kernel *k)
 {
-	char rel[256];
-
 	for (size_t i = 0; i < st->n_pkgs && (!k->this_module_size || !k->vermagic); i++) {
 		const struct tgp_pkg *p = &st->pkgs[i];
 
-		for (size_t j = 0; !p->oot && j < p->n_mods; j++) {
-			const struct tg_module *m = p->mods[j].m;
-			const char *vm = m ? tg_module_get(m, "vermagic") : NULL;
-
-			if (!m || !tg_module_has(m, "intree") || !tg_kernel_path_in_tree(p->mods[j].path) ||
-			    tg_kernel_release_from_path(p->mods[j].path, rel, sizeof(rel)) < 0 ||
-			    strcmp(rel, release))
-				continue;
-			if (!k->this_module_size)
-				k->this_module_size = m->this_module_size;
-			if (!k->vermagic && vm && (k->vermagic = strdup(vm)) != NULL)
-				k->vermagic_source = rstrscat(NULL, p->nevra, ":", p->mods[j].path, NULL);
-			break;
-		}
+		for (size_t j = 0; !p->oot && j < p->n_mods; j++)
+			if (pkg_kernel_learn(k, release, p->nevra, p->mods[j].path, p->mods[j].m))
+				break;
 	}
 }
 

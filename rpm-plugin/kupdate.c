@@ -16,32 +16,33 @@
 #include <string.h>
 
 #include <rpm/rpmlog.h>
+#include <rpm/rpmmacro.h>
 #include <rpm/rpmstring.h>
 
 #include "tgp.h"
 
 /*
- * One line per affected module: the same one reason as every front end.
- * Said in tsm_pre, which dnf5 never shows on its terminal (docs/clients.md):
- * echoed on stderr where the client hides rpmlog lines.
+ * One line per affected module: the same one reason as every front end
+ * (pkg_kupdate_line()).  Said in tsm_pre, which dnf5 never shows on its
+ * terminal (docs/clients.md): echoed on stderr where the client hides rpmlog
+ * lines.  A dnf plugin that said these lines before rpm ran (it defines
+ * %_taintguard_kernel_update_said) has them on the terminal once already:
+ * here they go to the debug log only.
  */
+static bool client_said(void)
+{
+	return rpmExpandNumeric("%{?_taintguard_kernel_update_said}") > 0;
+}
+
 static void say(struct tgp_state *st, const struct tgp_pkg *kp, const struct pkg_kmod *km,
 		const struct tg_verdict *v)
 {
-	const char *owner = km->owner ? km->owner : "(no package)";
-	const char *mod = v->module ? v->module : "?";
-	char why[160];	/* the one reason every front end's line gives */
+	char *line = pkg_kupdate_line(kp->krel, km, v);
+	bool said = client_said();
 
-	if (km->place == PKG_KMOD_WEAK_NOT) {
-		tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): will "
-			"be missing: weak-modules will not link it: %s\n", kp->krel, owner, mod,
-			km->file, km->why);
-		return;
-	}
-	tg_verdict_reason(v, why, sizeof(why));
-	tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s: %s: module %s (%s): %s%s\n",
-		kp->krel, owner, mod, km->path, why,
-		v->loads && v->action == TG_ACTION_DENY ? "; policy: deny" : "");
+	if (line)
+		tgp_say(st, said ? RPMLOG_DEBUG : RPMLOG_WARNING, !said, "taintguard: %s\n", line);
+	free(line);
 }
 
 /*
@@ -77,7 +78,7 @@ static size_t siblings(const struct tgp_state *st, const char *rel, struct tg_ju
 static void keep(struct tgp_state *st, struct tgp_pkg *kp, const struct pkg_kmod *km,
 		 struct tg_verdict *v)
 {
-	if (km->place != PKG_KMOD_WEAK_NOT && v->action == TG_ACTION_ALLOW) {
+	if (!pkg_kupdate_affected(km, v)) {
 		rpmlog(RPMLOG_DEBUG, "taintguard: kernel %s: %s: fine\n", kp->krel, km->path);
 		return;
 	}
@@ -95,10 +96,10 @@ static void keep(struct tgp_state *st, struct tgp_pkg *kp, const struct pkg_kmod
 static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 {
 	const struct tg_kernel *k = NULL;
-	struct tg_judge_item *items = NULL;
+	struct tg_judge_item *sib = NULL;
 	struct pkg_kmod *km = NULL;
 	struct tg_verdict *v = NULL;
-	size_t n = 0, total = 0;
+	size_t n = 0, n_sib;
 	int r;
 
 	tg_ctx_kernel(st->ctx, kp->krel, &k, NULL);
@@ -108,30 +109,18 @@ static int judge_kernel(struct tgp_state *st, rpmts ts, struct tgp_pkg *kp)
 			kp->krel, kp->nevra);
 		return 0;
 	}
-	r = pkg_kupdate_modules(st->root, kp->krel, k->symvers, ts, &st->lim, &km, &n);
-	if (r < 0)
-		return r;
-	total = n + siblings(st, kp->krel, NULL);
-	r = -ENOMEM;
-	if (!(items = calloc(total ? total : 1, sizeof(*items))) ||
-	    !(v = calloc(total ? total : 1, sizeof(*v))) ||
-	    !(kp->kv = calloc(n ? n : 1, sizeof(*kp->kv))))
-		goto exit;
-	for (size_t i = 0; i < n; i++)
-		items[i] = (struct tg_judge_item){ .path = km[i].path, .m = km[i].m,
-						   .error = km[i].error, .package = km[i].owner };
-	siblings(st, kp->krel, items + n);
-	if ((r = tg_judge(st->ctx, kp->krel, items, total, 0, v, NULL)) < 0)
-		goto exit;
-	for (size_t i = 0; i < n; i++)
+	n_sib = siblings(st, kp->krel, NULL);
+	if (n_sib && !(sib = calloc(n_sib, sizeof(*sib))))
+		return -ENOMEM;
+	siblings(st, kp->krel, sib);
+	r = pkg_kupdate_judge(st->ctx, st->root, kp->krel, k->symvers, ts, &st->lim, sib, n_sib,
+			      &km, &v, &n);
+	free(sib);
+	if (r == 0 && !(kp->kv = calloc(n ? n : 1, sizeof(*kp->kv))))
+		r = -ENOMEM;
+	for (size_t i = 0; i < n && r == 0; i++)
 		keep(st, kp, &km[i], &v[i]);
-	r = 0;
-exit:
-	for (size_t i = 0; v && i < total; i++)
-		tg_verdict_free_contents(&v[i]);
-	free(v);
-	free(items);
-	pkg_kmods_free(km, n);
+	pkg_kupdate_free(km, v, n);
 	return r;
 }
 
@@ -157,7 +146,8 @@ void tgp_kupdate(struct tgp_state *st, rpmts ts)
 			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): cannot check "
 				"the installed modules: %s\n", p->krel, p->nevra, strerror(-r));
 		else if (p->nkv)
-			tgp_say(st, RPMLOG_WARNING, true, "taintguard: kernel %s (%s): %zu installed "
+			tgp_say(st, client_said() ? RPMLOG_DEBUG : RPMLOG_WARNING, !client_said(),
+				"taintguard: kernel %s (%s): %zu installed "
 				"module%s will not load cleanly under it%s\n", p->krel, p->nevra, p->nkv,
 				p->nkv == 1 ? "" : "s", st->kernel_deny ?
 				"" : " (installing it anyway; %_taintguard_kernel_update deny stops "

@@ -12,6 +12,11 @@ stays the backstop for every other path (rpm -i, zypper, --disableplugin=taintgu
 
 Packages already in dnf's cache (an earlier download) are judged in `resolved`,
 before the confirmation prompt.
+
+A kernel among the downloaded packages: audit judges the root's out-of-tree modules
+against it and the lines it says of them are printed here, once (the rpm plugin then
+keeps them to its debug log: %_taintguard_kernel_update_said).  A kernel is never
+stopped for them unless %_taintguard_kernel_update is deny, as in the rpm plugin.
 """
 
 import fnmatch
@@ -69,6 +74,11 @@ def pkg_forms(p):
             '%s-%s:%s.%s' % (p.name, p.epoch, vr, p.arch))
 
 
+def kernel_update():
+    """The rpm plugin's %_taintguard_kernel_update: deny stops a kernel that breaks a module."""
+    return rpm.expandMacro('%{?_taintguard_kernel_update}').strip() or 'warn'
+
+
 def mode():
     """The rpm plugin's %_taintguard_mode: warn and off refuse nothing (an invalid mode enforces)."""
     m = rpm.expandMacro('%{?_taintguard_mode}').strip()
@@ -91,6 +101,7 @@ class Taintguard(dnf.Plugin):
         self.cli = cli
         self.command = '@BINDIR@/taintguard'
         self.cache = None
+        self.kernel_lines = []
 
     def config(self):
         cp = self.read_config(self.base.conf)
@@ -137,12 +148,32 @@ class Taintguard(dnf.Plugin):
             raise dnf.exceptions.Error(TAG + 'cannot judge the transaction: %s audit: %s'
                                        % (self.command, last))
         refused = []
+        for ku in report.get('kernel_updates', []):
+            self.kernel_lines.append(self.kernel_message(ku))
         for jp in report.get('packages', []):
             p = args.get(key(jp))
             if p is None or (jp.get('action') != 'deny' and jp.get('status') != 'error'):
                 continue
             refused.append(Verdict(p, self.reason_lines(p, jp, policy)))
         return refused
+
+    @staticmethod
+    def kernel_message(ku):
+        """A kernel of the transaction: the lines audit said of the root's modules under it."""
+        lines = [TAG + x for x in ku.get('lines', [])]
+        n = len(lines)
+        if ku.get('error'):
+            lines.append(TAG + 'kernel %s (%s): %s' % (ku.get('release'), ku.get('nevra'), ku['error']))
+        elif n and kernel_update() == 'deny':
+            lines.append(TAG + 'refusing to install %s: %d installed module%s would not load cleanly under '
+                         'kernel %s (_taintguard_kernel_update is deny)'
+                         % (ku.get('nevra'), n, '' if n == 1 else 's', ku.get('release')))
+        elif n:
+            lines.append(TAG + 'kernel %s (%s): %d installed module%s will not load cleanly under it '
+                         '(installing it anyway; _taintguard_kernel_update deny stops such a transaction)'
+                         % (ku.get('release'), ku.get('nevra'), n, '' if n == 1 else 's'))
+        return (n > 0 and not ku.get('error') and kernel_update() == 'deny',
+                [w for line in lines for w in wrap(line)])
 
     @staticmethod
     def reason_lines(p, jp, policy):
@@ -260,17 +291,30 @@ class Taintguard(dnf.Plugin):
     def resolved(self):
         """Before the prompt: packages already downloaded (an earlier run), or whose
         checksum taintguard's audit cache knows, are judged now."""
+        if mode() != 'off':
+            # a kernel's lines are said in pre_transaction: rpm's plugin keeps them quiet
+            rpm.addMacro('_taintguard_kernel_update_said', '1')
         if mode() in ('warn', 'off') or not self.base.transaction:
             return
         pkgs = [p for p in self.base.transaction.install_set if not p._is_local_pkg()]
         have = [p for p in pkgs if os.path.exists(p.localPkg()) and p.verifyLocalPkg()]
         refused = self.audit(have) + self.audit_cached([p for p in pkgs if p not in have])
+        self.kernel_lines = []		# said in pre_transaction, once
         if refused:
             self.stop(refused, 'taintguard, before downloading (verdicts already known)')
 
     def pre_transaction(self):
-        if mode() in ('warn', 'off') or not self.base.transaction:
+        if mode() == 'off' or not self.base.transaction:
             return
+        self.kernel_lines = []
         refused = self.audit(list(self.base.transaction.install_set))
-        if refused:
+        deny = [lines for stop, lines in self.kernel_lines if stop]
+        if refused and mode() != 'warn':
             self.stop(refused, 'taintguard stopped the transaction before rpm ran')
+        if deny:
+            raise dnf.exceptions.Error('\n'.join(
+                ['taintguard stopped the transaction before rpm ran: a kernel would break installed modules:']
+                + [x for lines in deny for x in lines]))
+        for _, lines in self.kernel_lines:
+            sys.stderr.write('\n'.join(lines) + '\n')
+        sys.stderr.flush()

@@ -11,6 +11,10 @@
  * queries, to a fixed point) and the command line that installs the rest.
  * The message is also written to stderr: libdnf5 keeps rpm's log from the
  * terminal and a front end may not print a plugin's exception in full.
+ * A kernel among the downloaded packages: the lines audit says of the root's
+ * out-of-tree modules under it are written to stderr in pre_transaction, once
+ * (rpm's plugin keeps them to its debug log: %_taintguard_kernel_update_said);
+ * the transaction goes on unless %_taintguard_kernel_update is deny.
  */
 #include <fnmatch.h>
 #include <sys/stat.h>
@@ -151,6 +155,35 @@ std::string run(const std::vector<std::string> &argv, int &status)
 	return out;
 }
 
+/* A kernel of the transaction: the lines audit said of the root's modules under it. */
+struct KernelUpdate {
+	bool deny;	/* %_taintguard_kernel_update deny and a module it breaks */
+	std::vector<std::string> lines;
+};
+
+KernelUpdate kernel_update(json_object *ku)
+{
+	KernelUpdate k{false, {}};
+	json_object *ls;
+	size_t n = 0;
+	if (json_object_object_get_ex(ku, "lines", &ls) && json_object_is_type(ls, json_type_array))
+		for (; n < json_object_array_length(ls); n++)
+			wrap(k.lines, TAG + json_object_get_string(json_object_array_get_idx(ls, n)));
+	std::string rel = json_str(ku, "release"), nevra = json_str(ku, "nevra"), s = n == 1 ? "" : "s";
+	k.deny = n && json_str(ku, "error").empty() && macro("%{?_taintguard_kernel_update}") == "deny";
+	if (!json_str(ku, "error").empty())
+		wrap(k.lines, TAG + "kernel " + rel + " (" + nevra + "): " + json_str(ku, "error"));
+	else if (k.deny)
+		wrap(k.lines, TAG + "refusing to install " + nevra + ": " + std::to_string(n) + " installed module" +
+			      s + " would not load cleanly under kernel " + rel +
+			      " (_taintguard_kernel_update is deny)");
+	else if (n)
+		wrap(k.lines, TAG + "kernel " + rel + " (" + nevra + "): " + std::to_string(n) + " installed module" + s +
+			      " will not load cleanly under it (installing it anyway; _taintguard_kernel_update deny "
+			      "stops such a transaction)");
+	return k;
+}
+
 struct Refused {
 	libdnf5::rpm::Package pkg;
 	std::vector<std::string> lines;
@@ -182,6 +215,8 @@ public:
 	/* Before the prompt: packages already downloaded, or known to the audit cache. */
 	void goal_resolved(const libdnf5::base::Transaction &ts) override
 	{
+		if (macro("%{?_taintguard_mode}") != "off")	/* a kernel's lines are said here, not by rpm */
+			rpmPushMacro(nullptr, "_taintguard_kernel_update_said", nullptr, "1", RMIL_GLOBAL);
 		judge(ts, true, "taintguard, before downloading (verdicts already known)");
 	}
 
@@ -192,11 +227,12 @@ public:
 
 private:
 	std::string command = TG_BINDIR "/taintguard", cache;
+	std::vector<KernelUpdate> kernels;	/* of the last audit of downloaded files */
 
 	void judge(const libdnf5::base::Transaction &ts, bool cached_only, const std::string &when)
 	{
 		std::string mode = macro("%{?_taintguard_mode}");
-		if (mode == "warn" || mode == "off")	/* an invalid mode enforces */
+		if (mode == "off" || (cached_only && mode == "warn"))	/* an invalid mode enforces */
 			return;
 		std::vector<libdnf5::rpm::Package> adding, leaving;
 		for (const auto &tp : ts.get_transaction_packages()) {
@@ -206,13 +242,24 @@ private:
 			else if (libdnf5::transaction::transaction_item_action_is_outbound(a))
 				leaving.push_back(tp.get_package());
 		}
+		kernels.clear();
 		auto refused = audit(adding, cached_only);
-		if (refused.empty())
-			return;
-		std::string msg = message(refused, adding, leaving, when);
-		fprintf(stderr, "%s\n", msg.c_str());
+		if (!refused.empty() && mode != "warn") {
+			std::string msg = message(refused, adding, leaving, when);
+			fprintf(stderr, "%s\n", msg.c_str());
+			fflush(stderr);
+			throw Stop("taintguard refused a package of the transaction (above)");
+		}
+		bool deny = std::any_of(kernels.begin(), kernels.end(), [](const KernelUpdate &k) { return k.deny; });
+		if (deny)
+			fprintf(stderr, "%s: a kernel would break installed modules:\n", when.c_str());
+		for (const auto &k : kernels)
+			if (!deny || k.deny)
+				for (const auto &l : k.lines)
+					fprintf(stderr, "%s\n", l.c_str());
 		fflush(stderr);
-		throw Stop("taintguard refused a package of the transaction (above)");
+		if (deny)
+			throw Stop("taintguard refused a kernel of the transaction (above)");
 	}
 
 	/*
@@ -272,6 +319,11 @@ private:
 			throw Stop(TAG + "cannot judge the transaction: " + command + " audit exited " +
 				   std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 		}
+		json_object *kus;
+		if (!cached_only && json_object_object_get_ex(report, "kernel_updates", &kus) &&
+		    json_object_is_type(kus, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(kus); i++)
+				kernels.push_back(kernel_update(json_object_array_get_idx(kus, i)));
 		for (size_t i = 0; i < json_object_array_length(list); i++) {
 			json_object *jp = json_object_array_get_idx(list, i);
 			std::string k = json_str(jp, field);

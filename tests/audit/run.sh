@@ -713,6 +713,45 @@ check "repository: the package chosen for gplok.ko has its hidden lve found and 
 check "repository: the package whose only module hides is skipped by the metadata, and the report says so" \
 	sh -c "! grep -q vendor-engine '$T/hrepo.txt' && grep -q '^note: 1 of them by repository file lists, which carry no file classes' '$T/hrepo.txt'"
 
+# ---------------------------------------------------------- kernel update
+# A kernel package among the audited ones (image, .config, export table: the
+# host's other kernel K2, repackaged) is a kernel update of --root: the root's
+# module in K2's extra/ (built for $KVER) is judged against K2 and gets the
+# rpm plugin's line; a package with K2's export table but no image is not a
+# kernel and says nothing of the root.
+K2=
+for d in /lib/modules/*; do
+	k=${d##*/}
+	[ -z "$K2" ] && [ "$k" != "$KVER" ] && [ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] &&
+		[ -f "/usr/src/linux-headers-$k/Module.symvers" ] && K2=$k
+done
+if [ -z "$K2" ]; then
+	notok "kernel update: a second installed kernel with its headers (only $KVER here)"
+else
+	mkdir -p "$T/k2" "$T/kroot/lib/modules/$K2/extra"
+	gzip -c "/usr/src/linux-headers-$K2/Module.symvers" >"$T/k2/symvers.gz"
+	D2=$(ls "/lib/modules/$K2/kernel/drivers/net/"dummy.ko*)
+	mkdir -p "$T/repo.k" && mv "$T/repo" "$T/repo.main" && mkdir -p "$T/repo"
+	mkpkg tgkernel "GPL-2.0-only" w1.gzdio "/boot/vmlinuz-$K2:/boot/vmlinuz-$K2 /boot/config-$K2:/boot/config-$K2 $T/k2/symvers.gz:/lib/modules/$K2/symvers.gz $D2:/lib/modules/$K2/kernel/drivers/net/${D2##*/}"
+	mkpkg tgnotkernel "GPL-2.0-only" w1.gzdio "$T/k2/symvers.gz:/lib/modules/$K2/symvers.gz /boot/config-$K2:/boot/config-$K2"
+	mv "$T/repo"/*.rpm "$T/repo.k/" && rmdir "$T/repo" && mv "$T/repo.main" "$T/repo"
+	cp "$MODS/gplok.ko" "$T/kroot/lib/modules/$K2/extra/tgkup.ko"
+	tg audit --no-cache --format json --root "$T/kroot" "$T/repo.k/tgkernel-1.0-1.noarch.rpm" \
+		"$T/repo.k/tgnotkernel-1.0-1.noarch.rpm" >"$T/kup.json" 2>"$T/kup.err"
+	check "kernel update: one entry, for tgkernel and $K2, with the root's module refused (JSON)" python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["kernel_updates"]
+assert len(k) == 1 and k[0]["release"] == sys.argv[2] and k[0]["nevra"] == "tgkernel-1.0-1.noarch", k
+assert k[0]["modules"] == 1 and k[0]["error"] is None, k
+assert k[0]["lines"] == ["kernel %s: (no package): module gplok (/lib/modules/%s/extra/tgkup.ko): the kernel would refuse it: "
+                         % (sys.argv[2], sys.argv[2]) + k[0]["lines"][0].split("the kernel would refuse it: ")[1]], k
+' "$T/kup.json" "$K2"
+	tg audit --no-cache --root "$T/kroot" "$T/repo.k/tgkernel-1.0-1.noarch.rpm" >"$T/kup.txt" 2>&1
+	check "kernel update (text): the count and the line, after the report" sh -c "grep -q '^kernel $K2 (tgkernel-1.0-1.noarch): 1 installed module will not load cleanly under it\$' '$T/kup.txt' &&
+		grep -q '^  kernel $K2: (no package): module gplok (/lib/modules/$K2/extra/tgkup.ko): the kernel would refuse it: ' '$T/kup.txt'"
+	rm -rf "$T/repo.k" "$T/kroot" "$T/k2"
+fi
+
 # ---------------------------------------------------------------- usage
 tg audit --help >"$T/help.txt"
 check "--help exits 0 and documents --installed, --excludes and exit codes" \

@@ -10,6 +10,11 @@
 #   2. an upgrade of the allowed package to a denied version (2.0 ships lve)
 #   3. a downgrade (0.9, allowed), 4. a reinstall of the marked package,
 #   5. an erase
+#   6. the five packages of issue 25 (a refusal and its dependents)
+#   7. a kernel update: the host's other kernel as a package, installed into a
+#      root with a module that kernel will refuse: the rpm plugin's warning
+#      line, said once by the dnf plugin before rpm runs; the kernel installs,
+#      unless %_taintguard_kernel_update is deny
 #
 # After each: exactly the expected packages in the rpmdb, nothing on disk of
 # what was refused, the old version whole, and the reason and the way to
@@ -81,6 +86,33 @@ mkpkg lve-utils 1.0 - /usr/share/lve-utils/spec kmod-lve
 mkpkg lve-tools 1.0 - /usr/share/lve-tools/spec lve-utils
 mkpkg kmod-good 1.0 gplok "$MD/good.ko"
 mkpkg good-utils 1.0 - /usr/share/good-utils/spec kmod-good
+# the host's other kernel (K2) as a kernel package: image, .config, export
+# table and one in-tree module (the judgement needs no more: tests/kupdate)
+K2=
+for d in /lib/modules/*; do
+	k=${d##*/}
+	[ "$k" != "$K" ] && [ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] &&
+		[ -f "/usr/src/linux-headers-$k/Module.symvers" ] && [ -z "$K2" ] && K2=$k
+done
+if [ -n "$K2" ]; then
+	KS=$TOP/SPECS/kernel
+	mkdir -p "$KS"
+	cp "/boot/vmlinuz-$K2" "$KS/vmlinuz" && cp "/boot/config-$K2" "$KS/config"
+	gzip -c "/usr/src/linux-headers-$K2/Module.symvers" >"$KS/symvers.gz"
+	DUMMY=$(cd "/lib/modules/$K2/kernel/drivers/net" && ls dummy.ko*)
+	cp "/lib/modules/$K2/kernel/drivers/net/$DUMMY" "$KS/"
+	printf '%s\n' "Name: tgkernel" "Version: 2" "Release: 1" "Summary: taintguard client test kernel $K2" \
+		"License: GPL-2.0-only" "BuildArch: noarch" '%global debug_package %{nil}' \
+		'%global __os_install_post %{nil}' '%define _build_id_links none' '%description' 'client test kernel' \
+		'%install' "mkdir -p %{buildroot}/boot %{buildroot}/lib/modules/$K2/kernel/drivers/net" \
+		"cp $KS/vmlinuz %{buildroot}/boot/vmlinuz-$K2" "cp $KS/config %{buildroot}/boot/config-$K2" \
+		"cp $KS/symvers.gz %{buildroot}/lib/modules/$K2/symvers.gz" \
+		"cp $KS/$DUMMY %{buildroot}/lib/modules/$K2/kernel/drivers/net/$DUMMY" '%files' "/boot/vmlinuz-$K2" \
+		"/boot/config-$K2" "/lib/modules/$K2/symvers.gz" "/lib/modules/$K2/kernel/drivers/net/$DUMMY" \
+		>"$TOP/SPECS/tgkernel.spec"
+	rpmbuild -bb --quiet --define "_topdir $TOP" --define '_binary_payload w1.gzdio' "$TOP/SPECS/tgkernel.spec" \
+		>"$W/rpmbuild.log" 2>&1 || bail "rpmbuild tgkernel: $(tail -n 3 "$W/rpmbuild.log")"
+fi
 REPODIR=$W/repo
 mkdir -p "$REPODIR"
 cp "$TOP"/RPMS/noarch/*.rpm "$REPODIR/"
@@ -301,6 +333,52 @@ five() {
 	  echo "### $C install lve-tools good-utils, nothing downloaded, audited before (taintguard audit URL)"; echo "$FIVE_AUDITED"
 	  echo "### $C, the printed command line"; echo "$FIVE_REST"; } >>"$W/five.txt"
 }
+# 7. a kernel update (dnf 4, dnf5): tgkernel ships K2; the root has a module
+# built for K in K2's extra/, which K2 will refuse.  The line must be the rpm
+# plugin's own (rpm -i --test with the plugin, in the same root), printed
+# once: by the dnf plugin, before rpm runs, and not again by rpm's plugin.
+# $OUT with the dnf plugins' continuation lines ("taintguard:   ...", a line
+# cut at 160 characters) joined back to the line they continue
+joined() { awk '/^taintguard:   / { sub(/^taintguard:   /, ""); j = j " " $0; next }
+	{ if (NR > 1) print j; j = $0 } END { print j }' <<<"$OUT"; }
+kernel() {
+	local line
+	mkroot
+	mkdir -p "$R/lib/modules/$K2/extra" "$R/var/lib/rpm"
+	cp "$MODS/gplok.ko" "$R/lib/modules/$K2/extra/tgkup.ko"
+	rpmdb --root "$R" --dbpath /var/lib/rpm --initdb
+	line=$(rpm --root "$R" --dbpath /var/lib/rpm -i --test --nodeps --define "__plugindir $REPO/$B" \
+		--define '__transaction_taintguard %{__plugindir}/taintguard.so' --define "_taintguard_policy $POLICY" \
+		"$REPODIR/tgkernel-2-1.noarch.rpm" 2>&1 | sed -n 's/^warning: \(taintguard: kernel [^ ]*: (no package): module .*\)/\1/p')
+	check "$C kernel: rpm's plugin warns of the module in K2's extra/ ($line)" \
+		bash -c "[[ \$0 == *'(/lib/modules/$K2/extra/tgkup.ko): the kernel would refuse it: '* ]]" "$line"
+	run_client kernel install tgkernel
+	KERNEL_OUT=$OUT
+	echo "$C kernel: exit $RC" >>"$W/exits"
+	check "$C kernel: the kernel installed, exit 0 ($RC; $(rpmq_$C))" \
+		bash -c "test $RC = 0 && test '$(rpmq_$C)' = 'tgkernel-2-1.noarch '"
+	check "$C kernel: the rpm plugin's line, said once" bash -c "[ \$(grep -c -F -- \"\$0\" <<<\"\$1\") = 1 ]" "$line" "$(joined)"
+	check "$C kernel: the count, said once" \
+		says_once "taintguard: kernel $K2 (tgkernel-2-1.noarch): 1 installed module will not load cleanly under it"
+	check "$C kernel: said before rpm ran" bash -c "l=\$(grep -n -F -m 1 -- \"\$1\" <<<\"\$0\" | cut -d: -f1)
+		r=\$(grep -n -E -m 1 'Preparing +:|Installing +:|Prepare transaction' <<<\"\$0\" | cut -d: -f1)
+		[ -n \"\$l\" ] && [ -n \"\$r\" ] && [ \$l -lt \$r ]" "$(joined)" "$line"
+	check "$C kernel: every line at most 160 characters" short_lines
+	# %_taintguard_kernel_update deny: the dnf plugin stops the kernel before rpm runs
+	mkroot
+	mkdir -p "$R/lib/modules/$K2/extra"
+	cp "$MODS/gplok.ko" "$R/lib/modules/$K2/extra/tgkup.ko"
+	echo '%_taintguard_kernel_update deny' >>"$W/home/.rpmmacros"
+	run_client kernel-deny install tgkernel
+	sed -i '/_taintguard_kernel_update/d' "$W/home/.rpmmacros"
+	echo "$C kernel, deny: exit $RC" >>"$W/exits"
+	check "$C kernel, deny: stopped before rpm ran, exit 1 ($RC), nothing installed ($(rpmq_$C))" \
+		bash -c "test $RC = 1 && test -z '$(rpmq_$C)' && ! grep -q -E 'Preparing +:|Installing +:|Prepare transaction' <<<\"\$0\"" "$OUT"
+	check "$C kernel, deny: the line and the refusal, once each" bash -c "[ \$(grep -c -F -- \"\$1\" <<<\"\$0\") = 1 ] &&
+		[ \$(grep -c 'refusing to install tgkernel-2-1.noarch: 1 installed module would not load cleanly under kernel $K2' <<<\"\$0\") = 1 ]" \
+		"$(joined)" "$line"
+	{ echo "### $C install tgkernel"; echo "$KERNEL_OUT"; echo "### $C install tgkernel, deny"; echo "$OUT"; } >>"$W/kernel.txt"
+}
 # the client's exit status when the plugin refused a package of the transaction
 refused_rc() { case $C in zypper) echo 8 ;; *) echo 1 ;; esac; }
 exits() { [ "$RC" = "$1" ]; }
@@ -389,9 +467,17 @@ for C in $CLIENTS; do
 	check "$C erase: exit 0 ($RC)" exits 0
 	echo "$C erase: exit $RC" >>"$W/exits"
 	five
+	if [ $C != zypper ] && [ -n "$K2" ]; then
+		t2=$SECONDS
+		kernel
+		echo "# $C kernel: $((SECONDS - t2)) s"
+	elif [ $C != zypper ]; then
+		check "$C kernel: a second installed kernel with its headers (only $K here)" false
+	fi
 	echo "# $C: $((SECONDS - t1)) s"
 done
 [ -f "$W/exits" ] && sed 's/^/# exit codes: /' "$W/exits"
 [ -z "${TG_FIVE:-}" ] || [ ! -f "$W/five.txt" ] || cp "$W/five.txt" "$TG_FIVE"
+[ -z "${TG_KERNEL_OUT:-}" ] || [ ! -f "$W/kernel.txt" ] || cp "$W/kernel.txt" "$TG_KERNEL_OUT"
 echo "# clients: $((SECONDS - t0)) s"
 finish

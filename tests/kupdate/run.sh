@@ -137,6 +137,23 @@ for m in kupfine kupforced; do
 done
 pkg kmod-kupcrc 1.0 "$M" "kupcrc.ko:/lib/modules/$K1/extra/kupcrc.ko"
 
+# The struct module sizes, read here with readelf (the size of a module's
+# .gnu.linkonce.this_module is the struct module it was built with): a 6.1
+# build's (S1) and 6.12's own, from its in-tree dummy.ko (S2).  A kmod
+# loadable under 6.12 with S1 != S2 is refused, both sizes in the reason.
+tsize() {	# FILE (.ko, .ko.xz): the section's size in bytes
+	local f=$1
+	case $f in *.xz) xz -dc "$f" >"$W/tsize.ko"; f=$W/tsize.ko ;; esac
+	local h
+	h=$(readelf -S -W "$f" | sed -n 's/.*\.gnu\.linkonce\.this_module *PROGBITS *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+	[ -n "$h" ] && echo $((16#$h))
+}
+S1=$(tsize "$M/kupfine.ko")
+S2=$(tsize "$(ls "$X"/lib/modules/"$K2"/kernel/drivers/net/dummy.ko*)")
+echo "# struct module: $S1 bytes in the 6.1 builds, $S2 in $K2"
+[ -n "$S1" ] && [ -n "$S2" ] && [ "$S1" != "$S2" ] || bail "struct module sizes: '$S1' (6.1 build), '$S2' ($K2)"
+SIZES="struct module is $S1 bytes in the module, $S2 in the kernel"
+
 # the test policy: the default one with a forced-taint entry for kernels >= 6.12
 POLICY=$W/policy.yaml
 awk '{ print } /^  forced_taint:/ { print "    - name: kupforced\n      flag: P\n      scope: module\n      kernels: \">= 6.12\"\n      reason: \"kupforced is on the 6.12 list (taintguard test)\"" }' \
@@ -253,8 +270,11 @@ rpmx -i "$(P tgkernel 6.12)"
 show
 t "no weak-modules: 6.1's extra/ is not considered; kupforced in 6.12's extra/ is flagged, unowned" \
 	eval 'installed tgkernel-6.12 && ! has "/lib/modules/$K1/extra/kupcrc" && has "(no package): module kupforced (/lib/modules/$K2/extra/kupforced.ko): taints POE: " && ! has kupfine'
-t "a 6.1 module in 6.12's updates/ (a subdirectory): will be refused (struct module size)" \
-	eval 'has "module kupcrc (/lib/modules/$K2/updates/vendor/kupcrc6.ko): the kernel would refuse it: " && [ "$(lines "taintguard: kernel $K2: .*: module ")" = 2 ]'
+t "a 6.1 module in 6.12's updates/ (a subdirectory): will be refused, both struct module sizes said" \
+	eval 'has "module kupcrc (/lib/modules/$K2/updates/vendor/kupcrc6.ko): the kernel would refuse it: $SIZES$" && [ "$(lines "taintguard: kernel $K2: .*: module ")" = 2 ]'
+aud --kernel "$K2"
+t "audit --installed: 6.12's row has the 6.1 build in updates/ refused, both sizes in the reason" \
+	eval 'grep -A4 "^kernel $K2" <<<"$OUT" | grep -q "^  kupcrc .*(no package) .*refused .*/lib/modules/$K2/updates/vendor/kupcrc6.ko: $SIZES (.gnu.linkonce.this_module): built for another kernel$"'
 
 # --- 3b. weak-modules links what the kernel then refuses ------------------------
 # kupfine's 6.1 build imports only kfree, whose CRC 6.12 shares: weak-modules'
@@ -267,8 +287,11 @@ mkdir -p "$R/lib/modules/$K1/extra/vendor"
 cp "$M/kupfine.ko" "$R/lib/modules/$K1/extra/vendor/kupweak.ko"
 rpmx -i "$(P tgkernel 6.12)"
 show
-t "weak-modules would link kupfine's 6.1 build (same kfree CRC); 6.12 will refuse it there" \
-	eval 'has "(no package): module kupfine (/lib/modules/$K2/weak-updates/vendor/kupweak.ko): the kernel would refuse it: .gnu.linkonce.this_module is 896 bytes" && [ "$(lines "taintguard: kernel $K2: .*: module ")" = 1 ]'
+t "weak-modules would link kupfine's 6.1 build (same kfree CRC); 6.12 will refuse it there, both sizes said" \
+	eval 'has "(no package): module kupfine (/lib/modules/$K2/weak-updates/vendor/kupweak.ko): the kernel would refuse it: $SIZES$" && [ "$(lines "taintguard: kernel $K2: .*: module ")" = 1 ]'
+aud --kernel "$K2"
+t "audit --installed: the weak-modules link is refused in 6.12's row, both sizes in the reason" \
+	eval 'grep -A3 "^kernel $K2: 1 module$" <<<"$OUT" | grep -q "^  kupfine .*refused .*/lib/modules/$K2/weak-updates/vendor/kupweak.ko: $SIZES (.gnu.linkonce.this_module): built for another kernel$"'
 
 # --- 4. the Debian kernel postinst.d hook --------------------------------------
 # A Debian-style root with 6.12 unpacked as its .debs would lay it out; the
@@ -304,9 +327,16 @@ t "hook: exits 0 (the kernel upgrade goes on)" [ "$hrc" = 0 ]
 t "hook: kupforced in extra/ will be force-tainted (>= 6.12 entry)" \
 	eval 'has "kernel $K2: module kupforced ($D/lib/modules/$K2/extra/kupforced.ko, not from DKMS): taints POE: kupforced is on the kernel.s forced-taint list; policy: deny"'
 t "hook: kupcrc in updates/vendor/ will be refused (struct module size)" \
-	eval 'has "kernel $K2: module kupcrc (.*updates/vendor/kupcrc.ko, not from DKMS): the kernel would refuse it: .gnu.linkonce.this_module is 896 bytes"'
+	eval 'has "kernel $K2: module kupcrc (.*updates/vendor/kupcrc.ko, not from DKMS): the kernel would refuse it: $SIZES"'
 t "hook: nothing for kupfine, one count line, the modules left in place" \
 	eval '! has kupfine && has "2 module(s) not from DKMS will not load cleanly" && [ -f "$D/lib/modules/$K2/updates/vendor/kupcrc.ko" ]'
+# taintguard check of the 6.1 builds against 6.12's files (the Debian-style
+# root): refused, both struct module sizes in the reason
+for m in kupfine kupcrc; do
+	OUT=$("$TG" check --root "$D" --kernel "$K2" --policy policy/default.yaml "$M/$m.ko" 2>&1 || true)
+	t "check: the 6.1 build of $m is refused by 6.12, both struct module sizes in a reason" \
+		eval 'has "$m.ko: deny: the kernel would refuse to load it" && has "^  refused: $SIZES (.gnu.linkonce.this_module): built for another kernel$"'
+done
 # The hook as hooks/install.sh lays it down, among the hooks a Debian kernel
 # upgrade runs: run-parts must run it, and before zz-update-grub makes the
 # new kernel the default (a name it skips or sorts later fails here).
