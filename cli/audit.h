@@ -115,6 +115,7 @@ struct audit_pkg {
 	enum tg_action action;
 	bool had_error;
 	unsigned taint;
+	const char *taint_letters;	/* its kernel's letters (a vendor's), NULL: upstream's */
 	size_t n_refused, n_deny, n_mark;
 	struct target *targets;
 	size_t n_targets;

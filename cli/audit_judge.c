@@ -238,6 +238,8 @@ static void distribute(struct audit *a, struct tg_verdict *v)
 			if (!m->v.error && !m->v.loads)
 				p->n_refused++;
 			p->taint |= m->v.taint_kernel;
+			if (!p->taint_letters)
+				p->taint_letters = m->v.taint_letters;
 		}
 	}
 }

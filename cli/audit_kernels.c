@@ -213,7 +213,7 @@ const char *audit_kcell(const struct audit_krow *row, size_t j, char *buf, size_
 		snprintf(buf, len, "refused");
 	else
 		snprintf(buf, len, "%s %s", tg_action_name(v->action),
-			 tg_taint_string(v->taint_kernel, t, sizeof(t)));
+			 tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)));
 	return buf;
 }
 
@@ -315,7 +315,7 @@ int report_kernels_json(const struct audit *a, FILE *out)
 			tg_json_string(out, audit_kcell(row, j, buf, sizeof(buf)));
 			fprintf(out, ", \"action\": \"%s\", \"loads\": %s, \"taint\": ",
 				tg_action_name(row->v[j].action), row->v[j].loads ? "true" : "false");
-			tg_json_string(out, tg_taint_string(row->v[j].taint_kernel, t, sizeof(t)));
+			tg_json_string(out, tg_verdict_taint_string(&row->v[j], row->v[j].taint_kernel, t, sizeof(t)));
 			fputs(", \"reason\": ", out);
 			tg_json_string(out, audit_kreason(row, j));
 			fputc('}', out);

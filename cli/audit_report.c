@@ -82,6 +82,14 @@ static const char *pkg_status(const struct audit_pkg *p)
 	return p->had_error ? "error" : tg_action_name(p->action);
 }
 
+/* The package's taint in its kernel's letters (SUSE's and RHEL's bits differ). */
+static char *pkg_taint(const struct audit_pkg *p, char *buf, size_t len)
+{
+	const struct tg_verdict letters = { .taint_letters = p->taint_letters };
+
+	return tg_verdict_taint_string(&letters, p->taint, buf, len);
+}
+
 struct counts {
 	size_t pkgs, allow, mark, deny, error, modules;
 };
@@ -164,7 +172,7 @@ int report_text(const struct audit *a, FILE *out)
 		if (p->n_deny || p->n_mark)
 			fprintf(out, " (%zu deny, %zu mark)", p->n_deny, p->n_mark);
 		if (p->taint)
-			fprintf(out, ", taint %s", tg_taint_string(p->taint, t, sizeof(t)));
+			fprintf(out, ", taint %s", pkg_taint(p, t, sizeof(t)));
 		if (p->n_refused)
 			fprintf(out, ", %zu refused by the kernel", p->n_refused);
 		fputc('\n', out);
@@ -306,7 +314,7 @@ static void package_json(const struct audit_pkg *p, FILE *out, const char *nl)
 	fputs(", \"error\": ", out);
 	jstr(out, p->error);
 	fputs(", \"taint\": ", out);
-	jstr(out, tg_taint_string(p->taint, t, sizeof(t)));
+	jstr(out, pkg_taint(p, t, sizeof(t)));
 	fprintf(out, ", \"refused\": %zu, \"deny\": %zu, \"mark\": %zu", p->n_refused, p->n_deny,
 		p->n_mark);
 	fputs(", \"signature\": {\"status\": ", out);
@@ -431,7 +439,7 @@ static void module_lines(FILE *out, const struct audit_pkg *p, bool only_bad)
 				fputc(')', out);
 			}
 			fputs(", taint ", out);
-			report_xml_text(out, tg_taint_string(v->taint_kernel, t, sizeof(t)));
+			report_xml_text(out, tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)));
 			fputs(v->loads ? ", loads" : ", refused", out);
 			for (size_t r = 0; r < v->n_reasons; r++) {
 				fputs("\n    ", out);
@@ -484,7 +492,7 @@ int report_junit(const struct audit *a, FILE *out)
 		prop(out, "signature", p->unowned ? "" : pkg_sig_name(p->sig));
 		if (p->sig_info)
 			prop(out, "signature_info", p->sig_info);
-		prop(out, "taint", tg_taint_string(p->taint, t, sizeof(t)));
+		prop(out, "taint", pkg_taint(p, t, sizeof(t)));
 		snprintf(n, sizeof(n), "%zu", p->n_mods);
 		prop(out, "modules", n);
 		for (size_t k = 0; k < p->n_targets; k++) {
@@ -678,7 +686,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			else
 				msg = strf("%s (%s): %s, taint %s%s%s%s", v->path, pkg_label(p),
 						tg_action_name(v->action),
-						tg_taint_string(v->taint_kernel, t, sizeof(t)),
+						tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)),
 						v->loads ? "" : ", refused by the kernel",
 						v->n_reasons ? ": " : "", v->n_reasons ? v->reasons[0] : "");
 			jstr(out, msg ? msg : v->path);
@@ -703,7 +711,7 @@ int report_sarif(const struct audit *a, FILE *out)
 			fputs(", \"action\": ", out);
 			jstr(out, tg_action_name(v->action));
 			fputs(", \"taint\": ", out);
-			jstr(out, tg_taint_string(v->taint_kernel, t, sizeof(t)));
+			jstr(out, tg_verdict_taint_string(v, v->taint_kernel, t, sizeof(t)));
 			fputs(", \"kernel\": ", out);
 			jstr(out, v->kernel);
 			fputs(", \"license\": ", out);

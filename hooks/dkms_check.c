@@ -230,7 +230,7 @@ void hk_report_verdict(const struct judgement *j, const struct tg_verdict *v, co
 	tg_verdict_headline(&shown, NULL, head, sizeof(head));
 	fflush(stdout);
 	fprintf(hk_msg_stream(), PROG ": %s\n", head);
-	tg_taint_string(v->taint_kernel | v->taint_module, taint, sizeof(taint));
+	tg_verdict_taint_string(v, v->taint_kernel | v->taint_module, taint, sizeof(taint));
 	line("kernel %s, taint %s, file %s", kernel, *taint ? taint : "none", v->path ? v->path : "?");
 	if (v->rule && !strcmp(v->rule, "guard") && v->n_reasons)	/* too long for the line */
 		line("reason: %s", v->reasons[0]);
