@@ -133,8 +133,16 @@ static const char *rpm_lines(const char *rpm, const char *root, const char *dbpa
 		if (!strncmp(line, mark, strlen(mark))) {
 			if (strv_push(got, line + strlen(mark)) < 0)
 				why = "out of memory";
-		} else if (strncmp(line, "file ", 5) && strncmp(line, "warning:", 8) && *line) {
+		} else if (strncmp(line, "file ", 5) && strncmp(line, "error: file ", 12) &&
+			   strncmp(line, "warning:", 8) && *line) {
+			/*
+			 * rpm -qf says "file X is not owned by any package", or,
+			 * when X is not on the host, "error: file X: ..." (it
+			 * looks at the host's X, not the root's, once the rpmdb
+			 * named no owner): both are answers.
+			 */
 			why = "rpm -q printed an error";
+			cli_error("rpm -q: %.200s", line);
 		}
 	}
 	free(out);
@@ -180,7 +188,7 @@ static const char *rpm_owners(const char *root, const char *dbpath, struct strv 
 		    strv_push(&todo, owners.v[i]) < 0)
 			why = "out of memory";
 	for (size_t i = 0; !why && i < todo.n; i += RPM_BATCH)
-		why = rpm_lines(rpm, root, dbpath, NULL, "[" FILE_MARK "%{NEVRA}\\t%{FILENAMES}\\n]",
+		why = rpm_lines(rpm, root, dbpath, NULL, "[" FILE_MARK "%{=NEVRA}\\t%{FILENAMES}\\n]",
 				FILE_MARK, todo.v + i,
 				todo.n - i < RPM_BATCH ? todo.n - i : RPM_BATCH, &files);
 	for (size_t i = 0; !why && i < files.n; i++) {
