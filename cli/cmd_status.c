@@ -140,26 +140,13 @@ static int str_cmp(const void *a, const void *b)
 static const char *rpm_query(const char *rpm, const char *root, const char *dbpath,
 			     char **names, size_t n, struct strv *installed, char **why_buf)
 {
-	char **argv = calloc(n + 12, sizeof(char *));
+	char **argv = status_rpm_argv(rpm, root, dbpath, NULL, RPM_MARK "%{NEVRA}\\n", names, n);
 	char *out = NULL, *line, *next;
-	size_t len, a = 0, missing = 0, ni0 = installed->n;
+	size_t len, missing = 0, ni0 = installed->n;
 	int st;
 
 	if (!argv)
 		return "out of memory";
-	argv[a++] = (char *)rpm;
-	argv[a++] = "--root";
-	argv[a++] = (char *)(*root ? root : "/");
-	if (dbpath) {
-		argv[a++] = "--dbpath";
-		argv[a++] = (char *)dbpath;
-	}
-	argv[a++] = "-q";
-	argv[a++] = "--qf";
-	argv[a++] = RPM_MARK "%{NEVRA}\\n";
-	argv[a++] = "--";	/* names never become options */
-	for (size_t i = 0; i < n; i++)
-		argv[a++] = names[i];
 	st = cli_run_capture(argv, &out, &len);
 	free(argv);
 	if (st < 0) {

@@ -12,7 +12,8 @@
  * owner's file list: no librpm, as for the records) and from dpkg's database
  * (pkg/owners.c); a DKMS build is the DKMS hook's to record and is left out.
  * Each package's module files are judged as one set, each for the kernel of
- * its /lib/modules/R/ path, with the policy "taintguard check" uses.
+ * its /lib/modules/R/ path, with the policy "taintguard check" uses; those
+ * whose modules are all allowed are not listed (they never get a record).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -88,23 +89,14 @@ static int candidates(const char *root, struct strv *out)
 	return r;
 }
 
-/*
- * rpm --root ROOT -q @mode --qf @qf -- @args[0..n): the lines that start
- * with @mark (without it) into @got.  NULL, or why the answer is not to be
- * trusted ("file X is not owned by any package" is an answer).
- */
-static const char *rpm_lines(const char *rpm, const char *root, const char *dbpath,
-			     const char *mode, const char *qf, const char *mark, char **args,
-			     size_t n, struct strv *got)
+char **status_rpm_argv(const char *rpm, const char *root, const char *dbpath, const char *mode,
+		       const char *qf, char **args, size_t n)
 {
 	char **argv = calloc(n + 12, sizeof(char *));
-	char *out = NULL, *line, *next;
-	size_t len, a = 0;
-	const char *why = NULL;
-	int st;
+	size_t a = 0;
 
 	if (!argv)
-		return "out of memory";
+		return NULL;
 	argv[a++] = (char *)rpm;
 	argv[a++] = "--root";
 	argv[a++] = (char *)(*root ? root : "/");
@@ -117,9 +109,29 @@ static const char *rpm_lines(const char *rpm, const char *root, const char *dbpa
 		argv[a++] = (char *)mode;
 	argv[a++] = "--qf";
 	argv[a++] = (char *)qf;
-	argv[a++] = "--";
+	argv[a++] = "--";	/* names never become options */
 	for (size_t i = 0; i < n; i++)
 		argv[a++] = args[i];
+	return argv;
+}
+
+/*
+ * rpm --root ROOT -q @mode --qf @qf -- @args[0..n): the lines that start
+ * with @mark (without it) into @got.  NULL, or why the answer is not to be
+ * trusted ("file X is not owned by any package" is an answer).
+ */
+static const char *rpm_lines(const char *rpm, const char *root, const char *dbpath,
+			     const char *mode, const char *qf, const char *mark, char **args,
+			     size_t n, struct strv *got)
+{
+	char **argv = status_rpm_argv(rpm, root, dbpath, mode, qf, args, n);
+	char *out = NULL, *line, *next;
+	size_t len;
+	const char *why = NULL;
+	int st;
+
+	if (!argv)
+		return "out of memory";
 	st = cli_run_capture(argv, &out, &len);
 	free(argv);
 	if (st < 0 || !WIFEXITED(st))
@@ -275,6 +287,28 @@ out:
 	return r;
 }
 
+/*
+ * A package whose modules are all allowed never gets a record: only the
+ * others are unrecorded.
+ */
+static void drop_allowed(struct unrecorded_list *l)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].action != TG_ACTION_ALLOW) {
+			l->v[k++] = l->v[i];
+			continue;
+		}
+		for (size_t j = 0; j < l->v[i].nv; j++)
+			tg_verdict_free_contents(&l->v[i].v[j]);
+		free(l->v[i].v);
+		free(l->v[i].package);
+		strv_free(&l->v[i].files);
+	}
+	l->n = k;
+}
+
 int status_unrecorded(const char *root, const char *dbpath, const struct strv *recorded,
 		      struct unrecorded_list *l)
 {
@@ -287,8 +321,12 @@ int status_unrecorded(const char *root, const char *dbpath, const struct strv *r
 	memset(l, 0, sizeof(*l));
 	if (candidates(root, &cand) < 0)
 		why = "out of memory";
-	if (!why && cand.n)
-		why = rpm_owners(root, dbpath, &cand, recorded, l);
+	if (!why && cand.n && (why = rpm_owners(root, dbpath, &cand, recorded, l)) != NULL) {
+		/* as for the records: rpm not answering is said, not an error of ours */
+		cli_error("cannot tell which rpm packages own kernel modules: %s; packages without "
+			  "a record are not checked", why);
+		why = NULL;
+	}
 	if (!why && cand.n)
 		why = dpkg_owners(root, &cand, l);
 	strv_free(&cand);
@@ -306,9 +344,12 @@ int status_unrecorded(const char *root, const char *dbpath, const struct strv *r
 	for (size_t i = 0; r == 0 && i < l->n; i++)
 		r = judge_pkg(ctx, root, &l->v[i]);
 	tg_ctx_free(ctx);
-	if (r < 0)
+	if (r < 0) {
 		cli_error("cannot judge the modules of %s: out of memory", l->v[0].package);
-	return r;
+		return r;
+	}
+	drop_allowed(l);
+	return 0;
 }
 
 void unrecorded_list_free(struct unrecorded_list *l)

@@ -22,11 +22,18 @@ struct unrecorded_list {
 
 /*
  * The packages of @root owning module files outside the kernels' own trees
- * whose NEVRA is not in @recorded, each judged now.  0, or a negative errno
- * after saying why on stderr.
+ * whose NEVRA is not in @recorded and whose modules, judged now, are not
+ * all allowed.  An rpm that does not answer is said on stderr and leaves
+ * its packages out.  0, or a negative errno after saying why on stderr.
  */
 int status_unrecorded(const char *root, const char *dbpath, const struct strv *recorded,
 		      struct unrecorded_list *l);
 void unrecorded_list_free(struct unrecorded_list *l);
+/*
+ * argv of "rpm --root ROOT [--dbpath DIR] -q [@mode] --qf @qf -- @args..."
+ * (the strings are the caller's; free the array only), NULL on ENOMEM.
+ */
+char **status_rpm_argv(const char *rpm, const char *root, const char *dbpath, const char *mode,
+		       const char *qf, char **args, size_t n);
 
 #endif
