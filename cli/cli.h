@@ -17,6 +17,7 @@ enum {
 	TG_EXIT_DENY = 2,	/* something denied */
 	TG_EXIT_ERROR = 3,	/* usage error, or an input could not be read */
 	TG_EXIT_GUARD = 4,	/* status: the guard is down (taintguard would not run as accepted) */
+	TG_EXIT_UNRECORDED = 5,	/* status: a package with modules not allowed has no record */
 };
 
 enum tg_format { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };

@@ -11,6 +11,11 @@
  * --noplugins -e, a manual rm).  Whether an rpm package is installed is asked
  * of the rpm command, not of librpm: this command must run where librpm is
  * not installed (a DKMS-only host) and must not depend on librpm's ABI.
+ *
+ * A staged record (written before the package's files, never made final:
+ * rpm was killed) is a mark when its package is installed and is dropped
+ * when it is not.  Packages owning kernel modules without any record are
+ * judged now and listed as unrecorded (status_unrecorded.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "status_unrecorded.h"
 
 #define MARKS_DIR "/var/lib/taintguard/marks"
 /*
@@ -35,7 +41,8 @@
 /* the query format marks rpm's answers; its other lines ("package X is not installed") do not start so */
 #define RPM_MARK "taintguard-installed "
 
-enum state { ST_INSTALLED, ST_STALE, ST_UNCHECKED };
+/* ST_DROPPED: a staged record of a package rpm never installed: not a mark */
+enum state { ST_INSTALLED, ST_STALE, ST_UNCHECKED, ST_DROPPED };
 
 struct entry {
 	const char *file;
@@ -59,7 +66,11 @@ static void status_usage(FILE *out)
 	      "  dkms     dkms calls taintguard's sign_file hook; its wrapper is in place\n"
 	      "  policy   the policy in use loads, is ours, and is the accepted one\n"
 	      "  records  the mark records in ROOT" MARKS_DIR "/: a record whose\n"
-	      "           package is gone (rpm --root ROOT -q; ROOT/var/lib/dkms) is stale\n"
+	      "           package is gone (rpm --root ROOT -q; ROOT/var/lib/dkms) is stale,\n"
+	      "           a staged one (rpm was killed) is a mark if its package is\n"
+	      "           installed and dropped if not; packages (rpm -qf, dpkg) owning\n"
+	      "           modules in ROOT/lib/modules/R/ outside R/kernel/ without a\n"
+	      "           record are judged now and listed as unrecorded\n"
 	      "Each finding names the file and the package owning it (rpm -qf, else dpkg's\n"
 	      "database as dpkg-query -S reads it).\n\n"
 	      "Options:\n"
@@ -79,7 +90,9 @@ static void status_usage(FILE *out)
 	      "records), 2 a denied package is installed (warn mode; also when it could\n"
 	      "not be checked), 3 error (also a record that cannot be read: the others\n"
 	      "are still listed; also a check that could not be made), 4 the guard is\n"
-	      "down (before any other code).\n", out);
+	      "down (before any other code), 5 a package owns kernel modules, has no\n"
+	      "record and is not allowed (unrecorded: installed with rpm --noplugins,\n"
+	      "before taintguard, or rpm was killed; before 1 and 2, after 3 and 4).\n", out);
 }
 
 /* "plugin,mode" -> STATUS_* bits; 0 with a message for an unknown name. */
@@ -127,26 +140,13 @@ static int str_cmp(const void *a, const void *b)
 static const char *rpm_query(const char *rpm, const char *root, const char *dbpath,
 			     char **names, size_t n, struct strv *installed, char **why_buf)
 {
-	char **argv = calloc(n + 12, sizeof(char *));
+	char **argv = status_rpm_argv(rpm, root, dbpath, NULL, RPM_MARK "%{NEVRA}\\n", names, n);
 	char *out = NULL, *line, *next;
-	size_t len, a = 0, missing = 0, ni0 = installed->n;
+	size_t len, missing = 0, ni0 = installed->n;
 	int st;
 
 	if (!argv)
 		return "out of memory";
-	argv[a++] = (char *)rpm;
-	argv[a++] = "--root";
-	argv[a++] = (char *)(*root ? root : "/");
-	if (dbpath) {
-		argv[a++] = "--dbpath";
-		argv[a++] = (char *)dbpath;
-	}
-	argv[a++] = "-q";
-	argv[a++] = "--qf";
-	argv[a++] = RPM_MARK "%{NEVRA}\\n";
-	argv[a++] = "--";	/* names never become options */
-	for (size_t i = 0; i < n; i++)
-		argv[a++] = names[i];
 	st = cli_run_capture(argv, &out, &len);
 	free(argv);
 	if (st < 0) {
@@ -261,7 +261,7 @@ static void rpm_check(struct entry *e, size_t n, const char *root, const char *d
 		}
 		key = e[i].rec->package;
 		e[i].state = installed.n && bsearch(&key, installed.v, installed.n, sizeof(char *), str_cmp)
-				     ? ST_INSTALLED : ST_STALE;
+				     ? ST_INSTALLED : e[i].rec->staged ? ST_DROPPED : ST_STALE;
 	}
 	strv_free(&installed);
 	free(names);
@@ -292,8 +292,10 @@ static const char *state_text(const struct entry *e)
 	case ST_UNCHECKED:
 		snprintf(buf, sizeof(buf), " [not checked (%s)]", e->unchecked);
 		return buf;
+	case ST_DROPPED:
+		return " [staged, never installed: dropped]";
 	case ST_INSTALLED:
-		break;
+		return e->rec->staged ? " [staged: installed, rpm did not finish]" : "";
 	}
 	return "";
 }
@@ -350,6 +352,9 @@ static void print_json_entry(const struct entry *e)
 	json_field("format", rec ? rec->format : NULL, false);
 	json_field("kernel", rec ? rec->kernel : NULL, false);
 	json_field("mode", rec ? rec->mode : NULL, false);
+	printf("    \"staged\": %s,\n", rec && rec->staged ? "true" : "false");
+	printf("    \"dropped\": %s,\n", e->state == ST_DROPPED ? "true" : "false");
+	fputs("    \"unrecorded\": false,\n", stdout);
 	fputs("    \"modules\": [", stdout);
 	for (size_t i = 0; rec && i < rec->n_modules; i++)
 		printf("%s\n      %s", i ? "," : "", rec->modules[i].json);
@@ -415,31 +420,82 @@ static void print_guard_json_entry(const struct status_check *c)
 	printf("    \"owned\": %s\n  }", !c->owner ? "null" : *c->owner ? "true" : "false");
 }
 
-static void print_json(const struct entry *e, size_t n, const struct status_check *c, size_t nc)
+/* A package owning modules without a record: its verdict, judged now. */
+static void print_unrecorded_text(const struct unrecorded *u, bool verbose)
 {
+	printf("%s (%s): %s [unrecorded: judged now]\n", u->package, u->source,
+	       tg_action_name(u->action));
+	for (size_t i = 0; i < u->nv; i++) {
+		const struct tg_verdict *v = &u->v[i];
+		char t[32];
+
+		if (v->error) {
+			printf("  %s: %s\n", u->files.v[i], v->error);
+			continue;
+		}
+		tg_taint_string(v->taint_kernel, t, sizeof(t));
+		printf("  %s: module %s, taint %s", u->files.v[i], v->module ? v->module : "?",
+		       *t ? t : "none");
+		if (verbose) {
+			printf(", rule %s -> %s\n", v->rule ? v->rule : "?", tg_action_name(v->action));
+			for (size_t k = 0; k < v->n_reasons; k++)
+				printf("    %s\n", v->reasons[k]);
+			continue;
+		}
+		printf("%s%s\n", v->n_reasons ? ": " : "", v->n_reasons ? v->reasons[0] : "");
+	}
+}
+
+static void print_unrecorded_json(const struct unrecorded *u)
+{
+	fputs("  {\n", stdout);
+	json_field("source", u->source, false);
+	json_field("package", u->package, false);
+	json_field("action", tg_action_name(u->action), false);
+	fputs("    \"unrecorded\": true,\n    \"modules\": [", stdout);
+	for (size_t i = 0; i < u->nv; i++) {
+		fputs(i ? ",\n      " : "\n      ", stdout);
+		tg_verdict_write_json(&u->v[i], stdout);
+	}
+	fputs(u->nv ? "\n    ]\n  }" : "]\n  }", stdout);
+}
+
+static void print_json(const struct entry *e, size_t n, const struct status_check *c, size_t nc,
+		       const struct unrecorded_list *ul)
+{
+	size_t k = 0;
+
 	fputs("[", stdout);
 	for (size_t i = 0; i < nc; i++) {
-		fputs(i ? ",\n" : "\n", stdout);
+		fputs(k++ ? ",\n" : "\n", stdout);
 		print_guard_json_entry(&c[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
-		fputs(i || nc ? ",\n" : "\n", stdout);
+		fputs(k++ ? ",\n" : "\n", stdout);
 		print_json_entry(&e[i]);
 	}
-	fputs(n || nc ? "\n]\n" : "]\n", stdout);
+	for (size_t i = 0; ul && i < ul->n; i++) {
+		fputs(k++ ? ",\n" : "\n", stdout);
+		print_unrecorded_json(&ul->v[i]);
+	}
+	fputs(k ? "\n]\n" : "]\n", stdout);
 }
 
 /*
  * 2 when a denied package is installed (or may be: not checked), else 1 for
- * any record, 0 for none; 3 when a record could not be read.
+ * any record, 0 for none; 3 when a record could not be read; 5 (before 1 and
+ * 2, after 3) when a package without a record has modules that are not
+ * allowed.
  */
-static int exit_code(const struct entry *e, size_t n)
+static int exit_code(const struct entry *e, size_t n, const struct unrecorded_list *ul)
 {
 	int rc = TG_EXIT_ALLOW;
 
 	for (size_t i = 0; i < n; i++) {
 		int c;
 
+		if (e[i].state == ST_DROPPED)
+			continue;
 		if (!e[i].rec)
 			c = TG_EXIT_ERROR;
 		else if (e[i].state != ST_STALE && e[i].rec->action == TG_ACTION_DENY)
@@ -448,6 +504,9 @@ static int exit_code(const struct entry *e, size_t n)
 			c = TG_EXIT_MARK;
 		rc = c > rc ? c : rc;
 	}
+	for (size_t i = 0; rc != TG_EXIT_ERROR && i < ul->n; i++)
+		if (ul->v[i].action != TG_ACTION_ALLOW)
+			rc = TG_EXIT_UNRECORDED;
 	return rc;
 }
 
@@ -471,6 +530,9 @@ int cmd_status(int argc, char **argv)
 	struct entry *e = NULL;
 	char **paths = NULL, *dir = NULL, *why = NULL, *absroot = NULL;
 	struct status_check checks[4];
+	struct strv recorded = { 0 };
+	struct unrecorded_list ul = { 0 };
+	bool unrecorded_failed = false;
 	unsigned which = STATUS_GUARD | STATUS_RECORDS, skip = 0;
 	bool accept = false, verbose = false;
 	size_t n = 0, nc = 0;
@@ -519,7 +581,7 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	if (!(which & STATUS_RECORDS)) {
 		if (fmt == FMT_JSON)
-			print_json(NULL, 0, checks, nc);
+			print_json(NULL, 0, checks, nc, NULL);
 		else
 			print_guard_text(checks, nc);
 		rc = TG_EXIT_ALLOW;
@@ -547,8 +609,13 @@ int cmd_status(int argc, char **argv)
 											      : ST_STALE;
 	}
 	rpm_check(e, n, root, dbpath, &why);
+	for (size_t i = 0; i < n; i++)
+		if (e[i].rec && strv_push(&recorded, e[i].rec->package) < 0)
+			goto out;
+	if (status_unrecorded(root, dbpath, &recorded, &ul) < 0)
+		unrecorded_failed = true;
 	if (fmt == FMT_JSON) {
-		print_json(e, n, checks, nc);
+		print_json(e, n, checks, nc, &ul);
 	} else {
 		print_guard_text(checks, nc);
 		if (n == 0)
@@ -557,8 +624,12 @@ int cmd_status(int argc, char **argv)
 			for (size_t i = 0; i < n; i++)
 				if (e[i].rec)
 					print_text(&e[i], verbose);
+		for (size_t i = 0; i < ul.n; i++)
+			print_unrecorded_text(&ul.v[i], verbose);
 	}
-	rc = exit_code(e, n);
+	rc = exit_code(e, n, &ul);
+	if (unrecorded_failed)
+		rc = TG_EXIT_ERROR;
 exit_code:
 	/* the guard first: a host where taintguard does not run can show no marks */
 	for (size_t i = 0; i < nc; i++) {
@@ -572,6 +643,8 @@ out:
 		tg_record_free(e[i].rec);
 	tg_record_list_free(paths, n);
 	status_checks_free(checks, nc);
+	unrecorded_list_free(&ul);
+	strv_free(&recorded);
 	free(e);
 	free(dir);
 	free(why);

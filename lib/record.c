@@ -202,10 +202,13 @@ static const char *common_kernel(const struct tg_verdict *const *v, size_t n)
 }
 
 static void write_json(FILE *f, const struct tg_record *rec, const struct tg_verdict *const *v,
-		       size_t n)
+		       size_t n, bool staged)
 {
 	fputs("{\n", f);
 	put_str(f, "format", TG_RECORD_FORMAT);
+	/* absent in a final record: what readers before staging read is final */
+	if (staged)
+		put_str(f, "state", "staged");
 	put_str(f, "source", tg_record_source_name(rec->source));
 	put_str(f, "package", rec->package);
 	put_str(f, "name", rec->name);
@@ -226,8 +229,9 @@ static void write_json(FILE *f, const struct tg_record *rec, const struct tg_ver
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
-int tg_record_write(const char *dir, const struct tg_record *rec,
-		    const struct tg_verdict *const *v, size_t n, struct tg_error *err)
+static int write_record(const char *dir, const struct tg_record *rec,
+			const struct tg_verdict *const *v, size_t n, bool staged,
+			struct tg_error *err)
 {
 	char *path = NULL, *tmp = NULL;
 	FILE *f = NULL;
@@ -254,7 +258,7 @@ int tg_record_write(const char *dir, const struct tg_record *rec,
 		goto out;
 	}
 	errno = 0;
-	write_json(f, rec, v, n);
+	write_json(f, rec, v, n, staged);
 	/* a full disk shows at fflush, a failing one often only at fsync */
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0) {
 		int e = errno ? errno : EIO;
@@ -291,6 +295,36 @@ out:
 	}
 	free(path);
 	return r;
+}
+
+int tg_record_write(const char *dir, const struct tg_record *rec,
+		    const struct tg_verdict *const *v, size_t n, struct tg_error *err)
+{
+	return write_record(dir, rec, v, n, false, err);
+}
+
+/*
+ * A final record already there (a reinstall of the same version) is kept:
+ * should this install fail, the installed package keeps its record.
+ */
+int tg_record_stage(const char *dir, const struct tg_record *rec,
+		    const struct tg_verdict *const *v, size_t n, struct tg_error *err)
+{
+	struct tg_record *old = NULL;
+	struct tg_error rerr = { 0 };
+	char *path = NULL;
+	bool final;
+	int r;
+
+	r = tg_record_path(dir, rec, &path, err);
+	if (r < 0)
+		return r;
+	final = tg_record_read(path, &old, &rerr) == 0 && !old->staged;
+	tg_record_free(old);
+	free(path);
+	if (final)
+		return 1;
+	return write_record(dir, rec, v, n, true, err);
 }
 
 int tg_record_remove(const char *path, struct tg_error *err)
@@ -473,7 +507,7 @@ static int get_time(struct reader *rd, json_object *root, int64_t *out)
 static int parse_fields(struct reader *rd, json_object *root, bool v1)
 {
 	struct tg_record *rec = &rd->rp->pub;
-	const char *source = NULL;
+	const char *source = NULL, *state = NULL;
 	int r;
 
 	if ((r = get_str(rd, root, "", "source", !v1, &source)) < 0)
@@ -492,8 +526,12 @@ static int parse_fields(struct reader *rd, json_object *root, bool v1)
 	    (r = get_str(rd, root, "", "arch", false, &rec->arch)) < 0 ||
 	    (r = get_str(rd, root, "", "kernel", false, &rec->kernel)) < 0 ||
 	    (r = get_str(rd, root, "", "mode", false, &rec->mode)) < 0 ||
-	    (r = get_str(rd, root, "", "policy", false, &rec->policy)) < 0)
+	    (r = get_str(rd, root, "", "policy", false, &rec->policy)) < 0 ||
+	    (r = get_str(rd, root, "", "state", false, &state)) < 0)
 		return r;
+	if (state && strcmp(state, "staged") && strcmp(state, "final"))
+		return bad(rd, "\"state\" is \"%.40s\", not staged or final", state);
+	rec->staged = state && !strcmp(state, "staged");
 	return get_time(rd, root, &rec->time);
 }
 

@@ -994,6 +994,12 @@ struct tg_record {
 	const char *format;	/* as stored, e.g. "taintguard-mark/1" */
 	const struct tg_record_module *modules;
 	size_t n_modules;
+	/*
+	 * Filled by the reader: written by tg_record_stage() and not made final
+	 * since ("state": "staged"): the package may or may not have been
+	 * installed; ask the package database.
+	 */
+	bool staged;
 };
 
 /*
@@ -1015,6 +1021,16 @@ int tg_record_path(const char *dir, const struct tg_record *rec, char **out,
  * failed call (-ENOSPC, -EIO ...), the message naming the file.
  */
 int tg_record_write(const char *dir, const struct tg_record *rec,
+		    const struct tg_verdict *const *v, size_t n, struct tg_error *err);
+/*
+ * The same, staged: written before the package's files (or the module in the
+ * DKMS tree) exist, made final by tg_record_write() once the install has
+ * completed, removed if it failed.  A staged record that nobody finished
+ * (the installer was killed) is a mark when the package is installed and
+ * nothing when it is not (taintguard status asks).  A final record already
+ * in its place is left as it is: 1.  Else what tg_record_write() returns.
+ */
+int tg_record_stage(const char *dir, const struct tg_record *rec,
 		    const struct tg_verdict *const *v, size_t n, struct tg_error *err);
 /*
  * Read the record at @path.  -ELOOP for a symbolic link (never followed),

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Mark records: STATEDIR/marks/NEVRA.json, one per installed package that
- * was marked (or installed in warn mode although denied).  Written and
- * removed in tsm_post, once rpm knows which elements really succeeded; that
- * hook is not chrooted, so paths get the --root prefix.  The file itself is
- * the library's (tg_record_write, format in docs/records.md); this file
- * says what an rpm package puts in it and tells rpm's log what happened.
+ * was marked (or installed in warn mode although denied).  Staged in the
+ * first psm_pre, before any file, scriptlet or rpmdb entry of the package
+ * exists (the backstop: when its judgement comes, before the file is put in
+ * place); made final in psm_post once the package is in the rpmdb, or in
+ * tsm_post; a staged record of an element that failed goes in tsm_post.
+ * rpm killed in between leaves the staged record, which "taintguard status"
+ * resolves against the rpmdb.  Records of erased packages go in tsm_post,
+ * after the erasure.  psm hooks run inside the root, tsm hooks outside
+ * (st->chrooted says which), hence the --root prefix only in the latter.
+ * The file itself is the library's (tg_record_stage/write, format in
+ * docs/records.md); this file says what an rpm package puts in it and
+ * tells rpm's log what happened.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +25,9 @@
 
 static char *marks_dir(struct tgp_state *st)
 {
-	return rstrscat(NULL, st->rootpfx ? st->rootpfx : "", st->statedir, "/marks", NULL);
+	const char *pfx = st->chrooted || !st->rootpfx ? "" : st->rootpfx;
+
+	return rstrscat(NULL, pfx, st->statedir, "/marks", NULL);
 }
 
 char *tgp_record_path(struct tgp_state *st, const char *nevra)
@@ -31,7 +40,14 @@ char *tgp_record_path(struct tgp_state *st, const char *nevra)
 	return path;
 }
 
-int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
+/* Is @pkg one that gets a record (if rpm installs it)? */
+static bool wanted(const struct tgp_pkg *pkg)
+{
+	return (pkg->action != TG_ACTION_ALLOW || pkg->nkv) && !pkg->refused;
+}
+
+/* Staged or final: the record of @pkg as the library writes it. */
+static int record_write(struct tgp_state *st, struct tgp_pkg *pkg, bool staged)
 {
 	char *dir = marks_dir(st);
 	/* a kernel package: its own modules' verdicts, then the installed modules it affects */
@@ -53,9 +69,10 @@ int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 	struct tg_error err = { 0 };
 	int r;
 
-	if (!v) {
+	if (!v || !dir) {
 		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record: out of memory\n",
 		       pkg->nevra);
+		free(v);
 		free(dir);
 		return -ENOMEM;
 	}
@@ -70,17 +87,43 @@ int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg)
 	}
 	if (rec.action == TG_ACTION_ALLOW)
 		rec.action = TG_ACTION_MARK;
-	r = tg_record_write(dir, &rec, v, nv, &err);
-	if (r < 0)
-		/* The package is on disk by now; failing would not undo that. */
-		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record: %s; "
-		       "'taintguard status' will not list this package, "
-		       "'taintguard audit --installed' still finds it\n", pkg->nevra, err.msg);
+	if (staged)
+		r = tg_record_stage(dir, &rec, v, nv, &err);
 	else
-		rpmlog(RPMLOG_DEBUG, "taintguard: recorded %s in %s\n", pkg->nevra, dir);
+		r = tg_record_write(dir, &rec, v, nv, &err);
+	if (r < 0)
+		/* A record is for the admin, not a gate: the install goes on. */
+		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record: %s; "
+		       "'taintguard status' will list this package as unrecorded\n",
+		       pkg->nevra, err.msg);
+	else
+		rpmlog(RPMLOG_DEBUG, "taintguard: %s %s in %s\n", r == 1 ? "kept the record of" :
+		       staged ? "staged" : "recorded", pkg->nevra, dir);
 	free(v);
 	free(dir);
 	return r;
+}
+
+void tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg)
+{
+	if (!wanted(pkg) || pkg->staged || pkg->recorded)
+		return;
+	/* 1: a final record of an installed copy (a reinstall) stays as it is */
+	pkg->staged = record_write(st, pkg, true) == 0;
+}
+
+void tgp_record_finish(struct tgp_state *st, struct tgp_pkg *pkg, bool installed)
+{
+	if (pkg->recorded)
+		return;
+	if (installed && wanted(pkg)) {
+		pkg->recorded = record_write(st, pkg, false) == 0;
+		pkg->staged = false;
+	} else if (pkg->staged) {
+		/* it failed before the rpmdb knew it: nothing of it is installed */
+		pkg->staged = false;
+		tgp_record_remove(st, pkg->nevra);
+	}
 }
 
 void tgp_record_remove(struct tgp_state *st, const char *nevra)
@@ -89,8 +132,14 @@ void tgp_record_remove(struct tgp_state *st, const char *nevra)
 	struct tg_error err = { 0 };
 	int r;
 
-	if (!path)	/* a name no record can have (tgp_record_write said so), or ENOMEM */
+	if (!path)	/* a name no record can have (the writer said so), or ENOMEM */
 		return;
+	/* a reinstall: the record is the new copy's now */
+	for (size_t i = 0; i < st->n_pkgs; i++)
+		if ((st->pkgs[i].recorded || st->pkgs[i].staged) && !strcmp(st->pkgs[i].nevra, nevra)) {
+			free(path);
+			return;
+		}
 	r = tg_record_remove(path, &err);
 	if (r == 0)
 		rpmlog(RPMLOG_DEBUG, "taintguard: removed %s\n", path);

@@ -11,6 +11,7 @@
  *             (no scriptlet, file, directory or rpmdb entry), warn on marks
  *   scriptlet_pre  the same for a denied package's %pretrans (rpm >= 6.1)
  *   fsm_file_prepare  backstop when no fd was given in tsm_pre
+ *   psm_post  make the mark record final once the element is in the rpmdb
  *   tsm_post  write/remove the mark records of elements that succeeded
  */
 #include <errno.h>
@@ -498,6 +499,8 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 		return refuse(st, pkg);
 	if (pkg->action != TG_ACTION_ALLOW && guard != RPMRC_FAIL)
 		tgp_report(st, pkg, false);
+	if (guard != RPMRC_FAIL)
+		tgp_record_stage(st, pkg);	/* before any file, scriptlet or rpmdb entry */
 	return guard;
 }
 
@@ -552,6 +555,13 @@ static rpmRC taintguard_psm_post(rpmPlugin plugin, rpmte te, int res)
 			tgp_report(st, pkg, false);
 	}
 	st->cur = NULL;
+	/*
+	 * In the rpmdb now (rpm < 6.1 also calls this after %pretrans, before
+	 * the install: no instance yet), even when %post failed.
+	 */
+	if (rpmteType(te) == TR_ADDED && rpmteDBInstance(te) != 0 &&
+	    (pkg = tgp_pkg_find(st, te)) != NULL)
+		tgp_record_finish(st, pkg, true);
 	return RPMRC_OK;
 }
 
@@ -609,6 +619,8 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	}
 	if (rc == RPMRC_OK && last && pkg->action != TG_ACTION_ALLOW)
 		tgp_report(st, pkg, false);
+	if (rc == RPMRC_OK)
+		tgp_record_stage(st, pkg);	/* before rpm puts the file in place */
 	return rc;
 }
 
@@ -630,6 +642,7 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmtsi pi;
 	rpmte te;
 
+	st->chrooted = false;	/* out of the root again: paths get its prefix */
 	tgp_guard_reset(st);
 	if (st->root && !st->test && st->closure) {
 		refusals_late(st);	/* a backstop refusal in the last element */
@@ -654,9 +667,9 @@ static rpmRC taintguard_tsm_post(rpmPlugin plugin, rpmts ts, int res)
 	rpmtsiFree(pi);
 	for (size_t i = 0; i < st->n_pkgs; i++) {
 		struct tgp_pkg *p = &st->pkgs[i];
-		if ((p->action != TG_ACTION_ALLOW || p->nkv) && !p->refused && p->psm_seen &&
-		    !rpmteFailed(p->te))
-			tgp_record_write(st, p);
+		if (p->psm_seen)
+			tgp_record_finish(st, p, !p->refused && (!rpmteFailed(p->te) ||
+							      rpmteDBInstance(p->te) != 0));
 	}
 	tgp_reset(st);
 	return RPMRC_OK;

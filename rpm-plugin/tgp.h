@@ -34,7 +34,8 @@ struct tgp_pkg {
 	bool scanned;		/* payload read in tsm_pre */
 	bool psm_seen;		/* first psm_pre done */
 	bool refused;		/* we failed it */
-	bool recorded;		/* mark record written */
+	bool staged;		/* we staged its mark record (psm_pre, the backstop) */
+	bool recorded;		/* its final mark record is written */
 	bool oot;		/* ships modules outside a kernel's own tree: its
 				   Module.symvers/.config are not used */
 	struct tgp_mod *mods;	/* modules read so far (freed after a prescan) */
@@ -188,8 +189,11 @@ bool tgp_client_hides_log(void);
 void tgp_say(struct tgp_state *st, int lvl, bool echo, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* record.c: mark records under ROOT/STATEDIR/marks/ (not chrooted) */
-int tgp_record_write(struct tgp_state *st, struct tgp_pkg *pkg);
+/* record.c: mark records under [ROOT]/STATEDIR/marks/ (ROOT outside the chroot) */
+/* before anything of @pkg exists: a staged record, if it gets one */
+void tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg);
+/* @pkg is in the rpmdb (@installed): its final record; else its staged one goes */
+void tgp_record_finish(struct tgp_state *st, struct tgp_pkg *pkg, bool installed);
 void tgp_record_remove(struct tgp_state *st, const char *nevra);
 char *tgp_record_path(struct tgp_state *st, const char *nevra);
 

@@ -281,6 +281,11 @@ if [ "${TG_RPM_ONLY:-}" = closure ]; then
 	. tests/rpm/closure.sh
 	finish
 fi
+# TG_RPM_ONLY=killed: rpm killed mid-transaction, unrecorded packages (tests/rpm/killed.sh)
+if [ "${TG_RPM_ONLY:-}" = killed ]; then
+	. tests/rpm/killed.sh
+	finish
+fi
 
 # --- 1. a package with the lve module is refused, nothing left behind ------------
 mkroot
@@ -1008,4 +1013,5 @@ check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
 [ "$RC" != 0 ] || show
 
 . tests/rpm/closure.sh
+. tests/rpm/killed.sh
 finish

@@ -272,6 +272,52 @@ static void expect_parse_fails(const char *text)
 	assert_null(got);
 }
 
+/*
+ * Staged, then final: a staged record reads as staged, the final one
+ * replaces it, and staging again never demotes a final record (a reinstall
+ * that fails keeps the installed package's record).
+ */
+static void test_staged(void **state)
+{
+	struct fixture *fx = *state;
+	struct tg_record rec = rpm_record(), *got = NULL;
+	struct tg_error err = { 0 };
+	char *path = NULL;
+
+	make_verdicts("6.1.0-57-amd64");
+	assert_int_equal(tg_record_path(fx->marks, &rec, &path, &err), 0);
+	assert_int_equal(tg_record_stage(fx->marks, &rec, vp, 2, &err), 0);
+	assert_non_null(strstr(read_text(path), "\"state\": \"staged\""));
+	assert_int_equal(tg_record_read(path, &got, &err), 0);
+	assert_true(got->staged);
+	assert_string_equal(got->package, "tg-prop-1:1.0-1.noarch");
+	assert_int_equal(got->n_modules, 2);
+	tg_record_free(got);
+	/* staged again (a second attempt): still staged, rewritten */
+	assert_int_equal(tg_record_stage(fx->marks, &rec, vp, 1, &err), 0);
+	assert_int_equal(tg_record_read(path, &got, &err), 0);
+	assert_true(got->staged);
+	assert_int_equal(got->n_modules, 1);
+	tg_record_free(got);
+
+	assert_int_equal(tg_record_write(fx->marks, &rec, vp, 2, &err), 0);
+	assert_null(strstr(read_text(path), "\"state\""));
+	assert_int_equal(tg_record_read(path, &got, &err), 0);
+	assert_false(got->staged);
+	tg_record_free(got);
+	assert_int_equal(tg_record_stage(fx->marks, &rec, vp, 1, &err), 1);
+	assert_int_equal(tg_record_read(path, &got, &err), 0);
+	assert_false(got->staged);
+	assert_int_equal(got->n_modules, 2);
+	tg_record_free(got);
+	free(path);
+
+	/* a state the reader does not know is a broken record, never a final one */
+	expect_parse_fails("{\"format\": \"taintguard-mark/2\", \"source\": \"rpm\", "
+			   "\"package\": \"a-1-1.noarch\", \"action\": \"mark\", "
+			   "\"state\": \"half\", \"modules\": []}");
+}
+
 /* Ids that would be a path, an option or a hidden file are refused by both sides. */
 static void test_ids(void **state)
 {
@@ -626,6 +672,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rpm_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dkms_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_staged, setup, teardown),
 		cmocka_unit_test(test_v1_formats),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_foreign),
