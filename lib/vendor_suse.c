@@ -2,7 +2,7 @@
 /*
  * SUSE's "supported" module flag, as openSUSE's kernel-source carries it in
  * patches.suse/supported-flag (read at commits 0598608cd7 and ad215ed4f6;
- * docs/loader-rules.md, "SUSE: the supported flag"):
+ * docs/loader-rules.md, "V5 SUSE: the supported flag"):
  *
  *   - modpost writes MODULE_INFO(supported, "yes"|"external") from
  *     Module.supported; an out-of-tree build has none, so its module says
