@@ -286,6 +286,11 @@ if [ "${TG_RPM_ONLY:-}" = killed ]; then
 	. tests/rpm/killed.sh
 	finish
 fi
+# TG_RPM_ONLY=disk: full, read-only and failing disks (tests/rpm/disk.sh)
+if [ "${TG_RPM_ONLY:-}" = disk ]; then
+	. tests/rpm/disk.sh
+	finish
+fi
 
 # --- 1. a package with the lve module is refused, nothing left behind ------------
 mkroot
@@ -1014,4 +1019,5 @@ check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
 
 . tests/rpm/closure.sh
 . tests/rpm/killed.sh
+. tests/rpm/disk.sh
 finish
