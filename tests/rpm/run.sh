@@ -935,7 +935,7 @@ mkdir -p "$R/var/lib/taintguard"
 echo "not a directory" >"$R/var/lib/taintguard/marks"
 rpmx -ivh "$(P tg-prop)"
 check "records: marks is a file -> refused, naming the package and the record (exit $RC)" \
-	bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'refusing to install tg-prop-1.0-1.noarch: its mark record cannot be written: /var/lib/taintguard/marks/tg-prop-1.0-1.noarch.json' <<<\"\$0\"" "$OUT"
+	bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'refusing to install tg-prop-1.0-1.noarch: its mark record cannot be written: /var/lib/taintguard/marks: not a directory' <<<\"\$0\"" "$OUT"
 rpmx -ivh --define '_taintguard_mode warn' "$(P tg-prop)"
 check "records: marks is a file, warn mode -> warning, installed (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'tg-prop-1.0-1.noarch: cannot write the mark record' <<<\"\$0\"" "$OUT"
