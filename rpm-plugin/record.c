@@ -46,6 +46,20 @@ static bool wanted(const struct tgp_pkg *pkg)
 	return (pkg->action != TG_ACTION_ALLOW || pkg->nkv) && !pkg->refused;
 }
 
+/*
+ * A package marked (or denied, in warn mode) goes in only with its record in
+ * enforce mode: the record is what keeps a module status cannot find by
+ * itself (one outside /lib/modules, found by its file class) on the list.
+ * Staging comes before anything of the package exists, so a record that
+ * cannot be written refuses it cleanly.  A kernel package gets a record for
+ * the installed modules it affects, which are not refused by default
+ * (%_taintguard_kernel_update): its record failing only warns, as in warn mode.
+ */
+static bool record_required(const struct tgp_state *st, const struct tgp_pkg *pkg)
+{
+	return st->mode == TGP_ENFORCE && pkg->action != TG_ACTION_ALLOW;
+}
+
 /* Staged or final: the record of @pkg as the library writes it. */
 static int record_write(struct tgp_state *st, struct tgp_pkg *pkg, bool staged)
 {
@@ -91,8 +105,11 @@ static int record_write(struct tgp_state *st, struct tgp_pkg *pkg, bool staged)
 		r = tg_record_stage(dir, &rec, v, nv, &err);
 	else
 		r = tg_record_write(dir, &rec, v, nv, &err);
-	if (r < 0)
-		/* A record is for the admin, not a gate: the install goes on. */
+	if (r < 0 && staged && record_required(st, pkg))
+		tgp_say(st, RPMLOG_ERR, true, "taintguard: refusing to install %s: its mark record "
+			"cannot be written: %s (in warn mode it installs without one)\n",
+			pkg->nevra, err.msg);
+	else if (r < 0)
 		rpmlog(RPMLOG_WARNING, "taintguard: %s: cannot write the mark record: %s; "
 		       "'taintguard status' will list this package as unrecorded\n",
 		       pkg->nevra, err.msg);
@@ -104,12 +121,20 @@ static int record_write(struct tgp_state *st, struct tgp_pkg *pkg, bool staged)
 	return r;
 }
 
-void tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg)
+int tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg)
 {
+	int r;
+
 	if (!wanted(pkg) || pkg->staged || pkg->recorded)
-		return;
+		return 0;
 	/* 1: a final record of an installed copy (a reinstall) stays as it is */
-	pkg->staged = record_write(st, pkg, true) == 0;
+	r = record_write(st, pkg, true);
+	pkg->staged = r == 0;
+	if (r < 0 && record_required(st, pkg)) {
+		pkg->refused = true;
+		return r;
+	}
+	return 0;
 }
 
 void tgp_record_finish(struct tgp_state *st, struct tgp_pkg *pkg, bool installed)

@@ -499,8 +499,9 @@ static rpmRC taintguard_psm_pre(rpmPlugin plugin, rpmte te)
 		return refuse(st, pkg);
 	if (pkg->action != TG_ACTION_ALLOW && guard != RPMRC_FAIL)
 		tgp_report(st, pkg, false);
-	if (guard != RPMRC_FAIL)
-		tgp_record_stage(st, pkg);	/* before any file, scriptlet or rpmdb entry */
+	/* before any file, scriptlet or rpmdb entry; without it a marked one is refused */
+	if (guard != RPMRC_FAIL && tgp_record_stage(st, pkg) < 0)
+		return RPMRC_FAIL;
 	return guard;
 }
 
@@ -619,8 +620,8 @@ static rpmRC backstop(struct tgp_state *st, rpmfi fi, const char *path, const ch
 	}
 	if (rc == RPMRC_OK && last && pkg->action != TG_ACTION_ALLOW)
 		tgp_report(st, pkg, false);
-	if (rc == RPMRC_OK)
-		tgp_record_stage(st, pkg);	/* before rpm puts the file in place */
+	if (rc == RPMRC_OK && tgp_record_stage(st, pkg) < 0)
+		rc = RPMRC_FAIL;	/* before rpm puts the file in place */
 	return rc;
 }
 

@@ -190,8 +190,11 @@ void tgp_say(struct tgp_state *st, int lvl, bool echo, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* record.c: mark records under [ROOT]/STATEDIR/marks/ (ROOT outside the chroot) */
-/* before anything of @pkg exists: a staged record, if it gets one */
-void tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg);
+/*
+ * before anything of @pkg exists: a staged record, if it gets one; < 0 when
+ * it cannot be written and @pkg must not go in without it (refused, said)
+ */
+int tgp_record_stage(struct tgp_state *st, struct tgp_pkg *pkg);
 /* @pkg is in the rpmdb (@installed): its final record; else its staged one goes */
 void tgp_record_finish(struct tgp_state *st, struct tgp_pkg *pkg, bool installed);
 void tgp_record_remove(struct tgp_state *st, const char *nevra);

@@ -286,6 +286,11 @@ if [ "${TG_RPM_ONLY:-}" = killed ]; then
 	. tests/rpm/killed.sh
 	finish
 fi
+# TG_RPM_ONLY=disk: full, read-only and failing disks (tests/rpm/disk.sh)
+if [ "${TG_RPM_ONLY:-}" = disk ]; then
+	. tests/rpm/disk.sh
+	finish
+fi
 
 # --- 1. a package with the lve module is refused, nothing left behind ------------
 mkroot
@@ -923,13 +928,16 @@ rpmx -ivh --define "_taintguard_policy $R/etc/tg-policy.yaml" "$(P tg-lve)"
 check "the next transaction uses the new policy: lve allowed by the exception (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-lve"
 
-# --- 16. mark records that cannot be written: warning, package installed, erase works --
-# ENOTDIR always; ENOSPC on a full tmpfs where mounting is allowed.
+# --- 16. mark records that cannot be written: refused in enforce mode, warn installs --
+# (full, read-only and failing filesystems: tests/rpm/disk.sh)
 mkroot
 mkdir -p "$R/var/lib/taintguard"
 echo "not a directory" >"$R/var/lib/taintguard/marks"
 rpmx -ivh "$(P tg-prop)"
-check "records: marks is a file -> warning naming package and record, installed (exit $RC)" \
+check "records: marks is a file -> refused, naming the package and the record (exit $RC)" \
+	bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'refusing to install tg-prop-1.0-1.noarch: its mark record cannot be written: /var/lib/taintguard/marks: not a directory' <<<\"\$0\"" "$OUT"
+rpmx -ivh --define '_taintguard_mode warn' "$(P tg-prop)"
+check "records: marks is a file, warn mode -> warning, installed (exit $RC)" \
 	bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'tg-prop-1.0-1.noarch: cannot write the mark record' <<<\"\$0\"" "$OUT"
 rpmx -e tg-prop
 check "records: erase works without a record (exit $RC)" bash -c "test $RC = 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop"
@@ -937,28 +945,16 @@ check "records: erase works without a record (exit $RC)" bash -c "test $RC = 0 &
 if cc -shared -fPIC -o "$W/eio.so" tests/rpm/eio.c -ldl 2>"$W/cc-eio.log"; then
 	mkroot
 	LD_PRELOAD=$W/eio.so rpmx -ivh "$(P tg-prop)"
-	check "records: EIO on fsync -> warning with the cause, package installed (exit $RC)" \
+	check "records: EIO on fsync -> refused with the cause (exit $RC)" \
+		bash -c "test $RC != 0 && ! rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'its mark record cannot be written: .*Input/output error' <<<\"\$0\"" "$OUT"
+	LD_PRELOAD=$W/eio.so rpmx -ivh --define '_taintguard_mode warn' "$(P tg-prop)"
+	check "records: EIO on fsync, warn mode -> warning with the cause, installed (exit $RC)" \
 		bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'cannot write the mark record.*Input/output error' <<<\"\$0\"" "$OUT"
 	check "records: EIO leaves no partial record" test -z "$(ls "$R/var/lib/taintguard/marks" 2>/dev/null)"
 	rpmx -e tg-prop
 	check "records: erase after EIO works (exit $RC)" test "$RC" = 0
 else
 	nok "records: cannot build tests/rpm/eio.c: $(head -n 3 "$W/cc-eio.log")"
-fi
-mkroot
-mkdir -p "$R/var/lib/taintguard"
-if mount -t tmpfs -o size=64k tmpfs "$R/var/lib/taintguard" 2>/dev/null; then
-	mkdir "$R/var/lib/taintguard/marks"
-	dd if=/dev/zero of="$R/var/lib/taintguard/fill" bs=4k 2>/dev/null || true
-	rpmx -ivh "$(P tg-prop)"
-	check "records: ENOSPC -> warning with the cause, package installed (exit $RC)" \
-		bash -c "test $RC = 0 && rpm --root '$R' --dbpath /var/lib/rpm -q tg-prop && grep -q 'cannot write the mark record.*No space left on device' <<<\"\$0\"" "$OUT"
-	check "records: ENOSPC leaves no partial record" test -z "$(ls "$R/var/lib/taintguard/marks")"
-	rpmx -e tg-prop
-	check "records: erase after ENOSPC works (exit $RC)" test "$RC" = 0
-	umount "$R/var/lib/taintguard"
-else
-	echo "# tmpfs mount not permitted here: ENOSPC case not run (ENOTDIR case above ran)"
 fi
 
 # --- 17. signatures: verified with the keys of the target root's kernel image -------------
@@ -1014,4 +1010,5 @@ check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
 
 . tests/rpm/closure.sh
 . tests/rpm/killed.sh
+. tests/rpm/disk.sh
 finish
