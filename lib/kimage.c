@@ -36,6 +36,7 @@ static const unsigned char s390_ipl_ccws[16] = {
 };
 
 #define S390_PROBE 4096u	/* decoded to tell the payload from a look-alike magic */
+#define S390_MAX_TRIES 64	/* look-alikes decoded at most: a crafted image stays cheap */
 
 /*
  * Does a compressed stream of the kernel's compressors start at @p?  Its
@@ -43,7 +44,7 @@ static const unsigned char s390_ipl_ccws[16] = {
  * the same bytes (its xz decoder has the xz magic); the first bytes must
  * decode.  bzip2 and lzo are not decoded: their longer magic decides.
  */
-static bool s390_stream_at(const unsigned char *p, size_t n, bool weak)
+static bool s390_stream_at(const unsigned char *p, size_t n, bool weak, unsigned *tries)
 {
 	static const unsigned char bz_block[] = { 0x31, 0x41, 0x59, 0x26, 0x53, 0x59 };
 	static const unsigned char lzo[] = { 0x89, 'L', 'Z', 'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a };
@@ -58,6 +59,8 @@ static bool s390_stream_at(const unsigned char *p, size_t n, bool weak)
 		return n >= 10 && p[3] >= '1' && p[3] <= '9' && !memcmp(p + 4, bz_block, sizeof(bz_block));
 	if (z == TG_KZ_LZO)
 		return n >= sizeof(lzo) && !memcmp(p, lzo, sizeof(lzo));
+	if (++*tries > S390_MAX_TRIES)
+		return false;
 	ret = tg_kzip_decode(z, p, n, S390_PROBE, S390_PROBE, &out, &len);
 	free(out);
 	return ret == 0 && len == S390_PROBE;
@@ -66,16 +69,19 @@ static bool s390_stream_at(const unsigned char *p, size_t n, bool weak)
 /*
  * The compressed kernel of an s390 image: the decompressor's
  * .vmlinux.bin.compressed, which no header points to (arch/s390/boot/
- * vmlinux.lds.S), so the first stream that decodes.  lzma's magic is weak
- * (0x5d 0 0) and its stream has no check: tried only when no other kind is
- * found.  None (CONFIG_KERNEL_UNCOMPRESSED): the whole file, which holds
- * the raw kernel.
+ * vmlinux.lds.S), so the first stream that decodes (of S390_MAX_TRIES
+ * candidates: a file of nothing but magics is not decoded a million times).
+ * lzma's magic is weak (0x5d 0 0) and its stream has no check: tried only
+ * when no other kind is found.  None (CONFIG_KERNEL_UNCOMPRESSED): the
+ * whole file, which holds the raw kernel.
  */
 static void s390_payload(const unsigned char *d, size_t n, const unsigned char **pl, size_t *pln)
 {
+	unsigned tries = 0;
+
 	for (int weak = 0; weak < 2; weak++) {
-		for (size_t o = 24; o < n; o++) {
-			if (s390_stream_at(d + o, n - o, weak)) {
+		for (size_t o = 24; o < n && tries <= S390_MAX_TRIES; o++) {
+			if (s390_stream_at(d + o, n - o, weak, &tries)) {
 				*pl = d + o;
 				*pln = n - o;
 				return;
