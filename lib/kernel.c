@@ -166,6 +166,7 @@ static int tristate(const struct tg_kconfig *c, enum cfg_key key)
 static void kernel_apply_config(struct tg_kernel *k, const struct tg_kconfig *c)
 {
 	k->e_machine = tg_config_machine(c);
+	k->elf_data = tg_config_elf_data(c);
 	k->modversions = tristate(c, CFG_MODVERSIONS);
 	k->module_sig = tristate(c, CFG_MODULE_SIG);
 	k->sig_force = tristate(c, CFG_MODULE_SIG_FORCE);

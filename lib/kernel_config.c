@@ -36,6 +36,9 @@ static const char *const cfg_names[CFG__N] = {
 	[CFG_MPROFILE_KERNEL] = "MPROFILE_KERNEL",
 	[CFG_RELOCATABLE] = "RELOCATABLE",
 	[CFG_RISCV] = "RISCV",
+	[CFG_PPC64] = "PPC64",
+	[CFG_CPU_BIG_ENDIAN] = "CPU_BIG_ENDIAN",
+	[CFG_CPU_LITTLE_ENDIAN] = "CPU_LITTLE_ENDIAN",
 	[CFG_MODULE_DECOMPRESS] = "MODULE_DECOMPRESS",
 	[CFG_MODULE_COMPRESS_GZIP] = "MODULE_COMPRESS_GZIP",
 	[CFG_MODULE_COMPRESS_XZ] = "MODULE_COMPRESS_XZ",
@@ -138,8 +141,10 @@ char *tg_config_vermagic(const struct tg_kconfig *c, const char *release)
 }
 
 /*
- * elf_check_arch() of the architectures the config alone tells apart; 0 for
- * the others (32/64-bit ppc, mips, ...): unknown is never refused.
+ * elf_check_arch() of the architectures the config alone tells apart
+ * (arch/x/include/asm/elf.h: e_machine == EM_X86_64, EM_AARCH64, EM_S390,
+ * EM_RISCV, ELF_ARCH = EM_PPC64 with CONFIG_PPC64); 0 for the others
+ * (32-bit ppc and arm, mips, ...): unknown is never refused.
  */
 unsigned tg_config_machine(const struct tg_kconfig *c)
 {
@@ -153,5 +158,25 @@ unsigned tg_config_machine(const struct tg_kconfig *c)
 		return EM_S390;
 	if (c->on[CFG_RISCV])
 		return EM_RISCV;
+	if (c->on[CFG_PPC64])
+		return EM_PPC64;
+	return 0;
+}
+
+/*
+ * The byte order the kernel reads a module's ELF header in (its own:
+ * kernel/module/main.c reads e_type and e_machine as native integers):
+ * ELFDATA2MSB or ELFDATA2LSB, 0 when the config does not say.  arm64,
+ * ppc64 and mips choose with CPU_BIG_ENDIAN / CPU_LITTLE_ENDIAN; s390 is
+ * big-endian only, x86 and riscv little-endian only.
+ */
+unsigned tg_config_elf_data(const struct tg_kconfig *c)
+{
+	if (!c)
+		return 0;
+	if (c->on[CFG_CPU_BIG_ENDIAN] || c->on[CFG_S390])
+		return ELFDATA2MSB;
+	if (c->on[CFG_CPU_LITTLE_ENDIAN] || c->on[CFG_X86_64] || c->on[CFG_RISCV] || c->on[CFG_ARM64])
+		return ELFDATA2LSB;
 	return 0;
 }

@@ -68,6 +68,10 @@ enum cfg_key {
 	CFG_MPROFILE_KERNEL,
 	CFG_RELOCATABLE,
 	CFG_RISCV,
+	/* elf_check_arch() and the byte order the loader reads the ELF header in */
+	CFG_PPC64,
+	CFG_CPU_BIG_ENDIAN,
+	CFG_CPU_LITTLE_ENDIAN,
 	/* in-kernel module decompression (5.17+) */
 	CFG_MODULE_DECOMPRESS,
 	CFG_MODULE_COMPRESS_GZIP,
@@ -89,6 +93,7 @@ int tg_config_load(const char *path, uint64_t cap, struct tg_kconfig *c, struct 
 char *tg_config_vermagic(const struct tg_kconfig *c, const char *release);
 /* The ELF machine modules for @c must have; 0 when unknown (@c NULL or not told apart). */
 unsigned tg_config_machine(const struct tg_kconfig *c);
+unsigned tg_config_elf_data(const struct tg_kconfig *c);
 
 /* kernel_intree.c: vermagic, sizeof(struct module), signing keys from in-tree modules */
 int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim);

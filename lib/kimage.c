@@ -3,16 +3,18 @@
  * Reading a kernel image as distributions ship it.  The image on disk is
  * compressed: an x86 bzImage carries the compressed vmlinux ELF (header
  * field payload_offset), arm64 distributions ship a gzip'ed raw Image or an
- * EFI zboot image (header "zimg"), ppc64 the plain ELF.  The payload is
+ * EFI zboot image (header "zimg"), ppc64 the plain ELF, s390 its
+ * decompressor with the compressed raw kernel (vmlinux.bin) inside.  The payload is
  * decoded only as far as the reader needs (decompress.c), then taken as an
  * ELF vmlinux (program headers, sections and symbols read from the bytes: a
  * partly decoded image is enough to map addresses, and the section headers
- * at its end may be missing) or as a raw arm64/riscv Image.
+ * at its end may be missing) or as a raw arm64/riscv Image or s390 vmlinux.bin.
  *
  * Every size is capped: the decoded image by the cap the caller gives (a
  * decompression bomb is -EFBIG).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kimage.h"
@@ -20,6 +22,72 @@
 static uint16_t le16(const unsigned char *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+const char tg_kimage_s390[] = "s390 image";
+
+/*
+ * An s390 image starts with what the IPL reads first (arch/s390/boot/head.S:
+ * a PSW and two CCWs at 0-23); the two CCWs are the same in every image.
+ */
+static const unsigned char s390_ipl_ccws[16] = {
+	0x02, 0x00, 0x00, 0x18, 0x60, 0x00, 0x00, 0x50,
+	0x02, 0x00, 0x00, 0x68, 0x60, 0x00, 0x00, 0x50,
+};
+
+#define S390_PROBE 4096u	/* decoded to tell the payload from a look-alike magic */
+#define S390_MAX_TRIES 64	/* look-alikes decoded at most: a crafted image stays cheap */
+
+/*
+ * Does a compressed stream of the kernel's compressors start at @p?  Its
+ * magic alone is not enough: the decompressor's own code and tables hold
+ * the same bytes (its xz decoder has the xz magic); the first bytes must
+ * decode.  bzip2 and lzo are not decoded: their longer magic decides.
+ */
+static bool s390_stream_at(const unsigned char *p, size_t n, bool weak, unsigned *tries)
+{
+	static const unsigned char bz_block[] = { 0x31, 0x41, 0x59, 0x26, 0x53, 0x59 };
+	static const unsigned char lzo[] = { 0x89, 'L', 'Z', 'O', 0x00, 0x0d, 0x0a, 0x1a, 0x0a };
+	enum tg_kzip z = tg_kzip_detect(p, n);
+	unsigned char *out = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (z == TG_KZ_NONE || (z == TG_KZ_LZMA) != weak)
+		return false;
+	if (z == TG_KZ_BZIP2)
+		return n >= 10 && p[3] >= '1' && p[3] <= '9' && !memcmp(p + 4, bz_block, sizeof(bz_block));
+	if (z == TG_KZ_LZO)
+		return n >= sizeof(lzo) && !memcmp(p, lzo, sizeof(lzo));
+	if (++*tries > S390_MAX_TRIES)
+		return false;
+	ret = tg_kzip_decode(z, p, n, S390_PROBE, S390_PROBE, &out, &len);
+	free(out);
+	return ret == 0 && len == S390_PROBE;
+}
+
+/*
+ * The compressed kernel of an s390 image: the decompressor's
+ * .vmlinux.bin.compressed, which no header points to (arch/s390/boot/
+ * vmlinux.lds.S), so the first stream that decodes (of S390_MAX_TRIES
+ * candidates: a file of nothing but magics is not decoded a million times).
+ * lzma's magic is weak (0x5d 0 0) and its stream has no check: tried only
+ * when no other kind is found.  None (CONFIG_KERNEL_UNCOMPRESSED): the
+ * whole file, which holds the raw kernel.
+ */
+static void s390_payload(const unsigned char *d, size_t n, const unsigned char **pl, size_t *pln)
+{
+	unsigned tries = 0;
+
+	for (int weak = 0; weak < 2; weak++) {
+		for (size_t o = 24; o < n && tries <= S390_MAX_TRIES; o++) {
+			if (s390_stream_at(d + o, n - o, weak, &tries)) {
+				*pl = d + o;
+				*pln = n - o;
+				return;
+			}
+		}
+	}
 }
 
 /*
@@ -46,6 +114,9 @@ int tg_kimage_payload(const unsigned char *d, size_t n, const unsigned char **pl
 			return -EBADMSG;
 		*pl = d + off;
 		*pln = (size_t)len;
+	} else if (n >= 24 && !memcmp(d + 8, s390_ipl_ccws, sizeof(s390_ipl_ccws))) {
+		*container = tg_kimage_s390;
+		s390_payload(d, n, pl, pln);
 	} else if (n >= 16 && d[0] == 'M' && d[1] == 'Z' && !memcmp(d + 4, "zimg", 4)) {
 		uint64_t off = tg_le32(d + 8), len = tg_le32(d + 12);
 
@@ -73,7 +144,7 @@ uint64_t tg_kimg_word(const struct tg_kimg *k, const unsigned char *q, unsigned 
 #define FLD(k, base, off32, off64, sz32, sz64) \
 	tg_kimg_word((k), (base) + ((k)->is64 ? (off64) : (off32)), (k)->is64 ? (sz64) : (sz32))
 
-static int kimg_identify(struct tg_kimg *k, const unsigned char *p, size_t len)
+static int kimg_identify(struct tg_kimg *k, const unsigned char *p, size_t len, bool s390)
 {
 	k->p = p;
 	k->len = len;
@@ -84,6 +155,13 @@ static int kimg_identify(struct tg_kimg *k, const unsigned char *p, size_t len)
 		k->is64 = p[4] == 2;
 		k->be = p[5] == 2;
 		k->what = "ELF vmlinux";
+		return 0;
+	}
+	/* s390's vmlinux.bin (objcopy -O binary): no header; the container said so */
+	if (s390) {
+		k->is64 = true;
+		k->be = true;
+		k->what = "s390 vmlinux.bin";
 		return 0;
 	}
 	/* arm64 and riscv Image headers: magic at 0x38, little endian, 64-bit */
@@ -220,13 +298,13 @@ int tg_kread_decode(struct tg_kread *r, uint64_t want)
 	int ret;
 
 	if (r->zip == TG_KZ_NONE)
-		return kimg_identify(&r->k, r->payload, r->payload_len);
+		return kimg_identify(&r->k, r->payload, r->payload_len, r->s390);
 	free(r->buf);
 	r->buf = NULL;
 	ret = tg_kzip_decode(r->zip, r->payload, r->payload_len, r->cap, want, &r->buf, &len);
 	if (ret < 0)
 		return ret;
-	return kimg_identify(&r->k, r->buf, len);
+	return kimg_identify(&r->k, r->buf, len, r->s390);
 }
 
 int tg_kread_need(struct tg_kread *r, uint64_t need)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A kernel image read (kimage.c): the compressed kernel found inside its
- * container (x86 bzImage, EFI zboot, or none), decoded (decompress.h) as far
- * as needed, and identified as an ELF vmlinux or a raw arm64/riscv Image;
+ * container (x86 bzImage, EFI zboot, s390 image, or none), decoded
+ * (decompress.h) as far as needed, and identified as an ELF vmlinux or a raw
+ * arm64/riscv Image or s390 vmlinux.bin;
  * the ELF's program headers, sections and symbols read straight from the
  * bytes.  The certificate search (kimage_certs.c) reads through it.  Not
  * installed.
@@ -26,9 +27,13 @@ struct tg_kread {
 	size_t payload_len;
 	enum tg_kzip zip;
 	uint64_t cap;
+	bool s390;			/* the payload is s390's raw vmlinux.bin (big endian) */
 	unsigned char *buf;		/* decoded bytes (NULL when not compressed) */
 	struct tg_kimg k;
 };
+
+/* *container of an s390 image (compared by address): its payload is a raw s390 kernel. */
+extern const char tg_kimage_s390[];
 
 /*
  * Where the compressed kernel is inside the file @d: *container names the

@@ -249,7 +249,7 @@ static const char *errstr(int r)
 	case -ENOMEM: return "out of memory";
 	case -EBADMSG: return "corrupt or truncated";
 	case -EPROTONOSUPPORT: return "a format taintguard does not read";
-	case -ENOEXEC: return "not a kernel image (no bzImage or zboot header, no ELF or arm64/riscv Image)";
+	case -ENOEXEC: return "not a kernel image (no bzImage, zboot or s390 header, no ELF or arm64/riscv Image)";
 	case -ERANGE: return "System.map addresses fall outside the image";
 	case -ENOENT: return "no certificate list found";
 	case -ENOTUNIQ: return "more than one run of certificates looks like the certificate list";
@@ -277,6 +277,7 @@ int tg_kimage_cert_list(const void *data, size_t len, const char *label, const c
 		return tg_fail(err, ret, "%s: %s %s", label, container,
 			       ret == -EPROTONOSUPPORT ? "of boot protocol before 2.08 (no payload offset)" :
 			       "whose payload lies outside the file (truncated?)");
+	r.s390 = container == tg_kimage_s390;
 	r.zip = tg_kzip_detect(r.payload, r.payload_len);
 	if (r.zip == TG_KZ_BZIP2 || r.zip == TG_KZ_LZO)
 		return tg_fail(err, -EPROTONOSUPPORT, "%s: kernel compressed with %s, which taintguard "

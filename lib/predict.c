@@ -329,7 +329,19 @@ static int check_elf(struct state *s)
 			tg_compression_name(s->m->compression),
 			s->k->loadable_compressions_source ? s->k->loadable_compressions_source : "kmod",
 			tg_compression_name(s->m->compression));
-	/* elf_validity_check(): elf_check_arch() comes right after the magic and ET_REL */
+	/*
+	 * elf_validity_check() (kernel/module/main.c) reads the header as native
+	 * integers, EI_DATA unread: in the other byte order ET_REL (1) is 256, so
+	 * the e_type check refuses the module before elf_check_arch() looks.
+	 */
+	if (s->k && s->k->elf_data && (s->m->big_endian ? ELFDATA2MSB : ELFDATA2LSB) != s->k->elf_data)
+		return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf",
+			"build the module for the target kernel's architecture and byte order",
+			"invalid module: built for %s, %s-endian, but the kernel is %s-endian: it reads "
+			"the ELF type as %u (\"Invalid ELF header type: %u != 1\")",
+			s->m->arch ? s->m->arch : "unknown", s->m->big_endian ? "big" : "little",
+			s->m->big_endian ? "little" : "big", ET_REL << 8, ET_REL << 8);
+	/* then elf_check_arch() */
 	if (s->k && s->k->e_machine && s->m->e_machine != s->k->e_machine)
 		return tg_verdict_add_refusal(s->v, STEP_ELF, -ENOEXEC, "invalid-elf",
 			"build the module for the target kernel's architecture",

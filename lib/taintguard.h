@@ -344,6 +344,12 @@ struct tg_kernel {
 	struct tg_rhel *rhel;
 	/* SUSE: the root's kernel.unsupported and allow_unsupported_modules (opaque) */
 	struct tg_suse_root *suse;
+	/*
+	 * The kernel's byte order, from its .config: ELFDATA2LSB (1) or
+	 * ELFDATA2MSB (2); the loader reads a module's ELF header in it and
+	 * refuses one of the other order.  0 when unknown (not checked).
+	 */
+	unsigned elf_data;
 };
 
 struct tg_kernel_opts {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
-# Suites: unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm
+# Suites: unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm
 # rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
@@ -9,13 +9,15 @@
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
 # over all its in-tree modules (no false alarm); kernel-arm64: the same on Debian 12's arm64
 # 6.1 (modules cross-built with gcc-aarch64-linux-gnu, booted with qemu-system-aarch64 under
-# TCG); rpm-matrix: the
+# TCG); foreign-images: Debian 12's s390x and ppc64el kernel packages unpacked (downloaded
+# once, about 80 MB, then cached), their in-tree modules' signatures verified and other
+# architectures' modules refused (not booted); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
+ALL="hygiene structure unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -160,6 +162,7 @@ for s in $SUITES; do
 	library) run_suite library tests/library/run.sh ;;	# built against the installed .so
 	# the image cache through the CLI with the real kernels' images (root: owners, mounts)
 	imagecache) run_suite imagecache tests/imagecache/run.sh ;;
+	foreign-images) run_suite foreign-images tests/foreign-images/run.sh ;;
 	audit) run_suite audit tests/audit/run.sh ;;
 	repos) run_suite repos tests/repos/run.sh ;;	# repositories by URL (local HTTP servers), the cache
 	rpm) run_suite rpm tests/rpm/run.sh ;;

@@ -582,12 +582,13 @@ static void test_config_tristates(void **state)
 }
 
 /* The ELF machine the loader's elf_check_arch() accepts, from the .config. */
-static void expect_machine(const char *config, unsigned machine)
+static void expect_machine(const char *config, unsigned machine, unsigned elf_data)
 {
 	char *root;
 	struct tg_kernel *k = load_with_config(config, &root);
 
 	assert_int_equal(k->e_machine, machine);
+	assert_int_equal(k->elf_data, elf_data);
 	tg_kernel_free(k);
 	remove_root(root);
 }
@@ -595,13 +596,17 @@ static void expect_machine(const char *config, unsigned machine)
 static void test_config_machine(void **state)
 {
 	(void)state;
-	expect_machine("CONFIG_X86_64=y\n", EM_X86_64);
-	expect_machine("CONFIG_ARM64=y\nCONFIG_MODVERSIONS=y\n", EM_AARCH64);
-	expect_machine("CONFIG_S390=y\n", EM_S390);
-	expect_machine("CONFIG_RISCV=y\n", EM_RISCV);
-	/* 32/64-bit x86 and ppc are not told apart here: not checked */
-	expect_machine("CONFIG_X86_32=y\n", 0);
-	expect_machine("CONFIG_PPC=y\nCONFIG_PPC64=y\n", 0);
+	expect_machine("CONFIG_X86_64=y\n", EM_X86_64, ELFDATA2LSB);
+	expect_machine("CONFIG_ARM64=y\nCONFIG_MODVERSIONS=y\n", EM_AARCH64, ELFDATA2LSB);
+	expect_machine("CONFIG_ARM64=y\nCONFIG_CPU_BIG_ENDIAN=y\n", EM_AARCH64, ELFDATA2MSB);
+	expect_machine("CONFIG_S390=y\n", EM_S390, ELFDATA2MSB);
+	expect_machine("CONFIG_RISCV=y\n", EM_RISCV, ELFDATA2LSB);
+	/* ppc64 (ELF_ARCH EM_PPC64 with __powerpc64__), either byte order */
+	expect_machine("CONFIG_PPC=y\nCONFIG_PPC64=y\nCONFIG_CPU_LITTLE_ENDIAN=y\n", EM_PPC64, ELFDATA2LSB);
+	expect_machine("CONFIG_PPC=y\nCONFIG_PPC64=y\nCONFIG_CPU_BIG_ENDIAN=y\n", EM_PPC64, ELFDATA2MSB);
+	/* 32-bit x86 and ppc are not told apart here: not checked */
+	expect_machine("CONFIG_X86_32=y\n", 0, 0);
+	expect_machine("CONFIG_PPC=y\n", 0, 0);
 }
 
 static void test_config_search_order(void **state)

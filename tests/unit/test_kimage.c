@@ -2,7 +2,7 @@
 /*
  * The kernel image reader's layers, on images built here from real bytes:
  * decompression (decompress.h) of this very test program compressed with
- * zlib, liblzma and libzstd; the containers (bzImage, EFI zboot); the raw
+ * zlib, liblzma and libzstd; the containers (bzImage, EFI zboot, s390); the raw
  * ELF reader (kimage.h) against libelf's reading of the same file; and the
  * certificate search (tg_kimage_cert_list) on images holding a certificate
  * made now with OpenSSL.  No host kernel is needed.
@@ -420,6 +420,98 @@ static void test_certs_by_sysmap(void **state)
 	OPENSSL_free(cert);
 }
 
+/*
+ * s390's vmlinux.bin (raw, big-endian) with the list at 0x2000 followed by
+ * its length and module_cert_size in big-endian (@be) or little-endian words.
+ */
+static unsigned char *s390_raw(size_t len, const unsigned char *cert, size_t clen, bool be)
+{
+	unsigned char *img = malloc(len);
+	size_t q = (0x2000 + clen + 7) & ~(size_t)7;
+
+	assert_non_null(img);
+	for (size_t i = 0; i < len; i++)
+		img[i] = (unsigned char)(i * 7 + 3);
+	memcpy(img + 0x2000, cert, clen);
+	for (int i = 0; i < 8; i++) {
+		img[q + (be ? 7 - i : i)] = (unsigned char)((uint64_t)clen >> (8 * i));
+		img[q + 8 + (be ? 7 - i : i)] = (unsigned char)((uint64_t)clen >> (8 * i));
+	}
+	return img;
+}
+
+/*
+ * An s390 image as arch/s390/boot makes it: the IPL PSW and CCWs, the
+ * decompressor (here filler holding the xz magic, as its xz decoder does),
+ * then @payload (the compressed vmlinux.bin), then more of the decompressor.
+ */
+static unsigned char *s390_image(const unsigned char *payload, size_t plen, size_t *outlen)
+{
+	static const unsigned char ipl[24] = {
+		0x00, 0x08, 0x00, 0x00, 0x80, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x18,
+		0x60, 0x00, 0x00, 0x50, 0x02, 0x00, 0x00, 0x68, 0x60, 0x00, 0x00, 0x50,
+	};
+	static const unsigned char xz_magic[] = { 0xFD, '7', 'z', 'X', 'Z', 0x00 };
+	size_t off = 0x1000, tail = 0x200;
+	unsigned char *img = malloc(off + plen + tail);
+
+	assert_non_null(img);
+	memset(img, 0x40, off + plen + tail);
+	memcpy(img, ipl, sizeof(ipl));
+	memcpy(img + 0x400, xz_magic, sizeof(xz_magic));
+	memcpy(img + off, payload, plen);
+	*outlen = off + plen + tail;
+	return img;
+}
+
+/* The list of an s390 image: the compressed kernel found past a look-alike, read big-endian. */
+static void test_certs_s390(void **state)
+{
+	int clen;
+	unsigned char *cert = make_cert("kimage test signing key", &clen), *list = NULL;
+	size_t len = 0x10000, zlen, slen, llen;
+	unsigned char *raw = s390_raw(len, cert, (size_t)clen, true), *z, *img;
+	const unsigned char *pl;
+	const char *container;
+	struct tg_error err = { 0 };
+	char *how = NULL;
+	size_t pln;
+
+	for (size_t i = 0; i < sizeof(compressors) / sizeof(compressors[0]); i++) {
+		char want[160];
+
+		z = compressors[i].fn(raw, len, &zlen);
+		img = s390_image(z, zlen, &slen);
+		assert_int_equal(tg_kimage_payload(img, slen, &pl, &pln, &container), 0);
+		assert_ptr_equal(container, tg_kimage_s390);
+		assert_ptr_equal(pl, img + 0x1000);
+		assert_int_equal(pln, slen - 0x1000);
+		snprintf(want, sizeof(want), "s390 image, %s s390 vmlinux.bin, system_certificate_list "
+			 "found by its layout in the whole image", compressors[i].name);
+		expect_list(img, slen, NULL, cert, clen, want);
+		free(img);
+		free(z);
+	}
+	/* CONFIG_KERNEL_UNCOMPRESSED: no stream, the whole file holds the kernel */
+	img = s390_image(raw, len, &slen);
+	assert_int_equal(tg_kimage_payload(img, slen, &pl, &pln, &container), 0);
+	assert_ptr_equal(pl, img);
+	expect_list(img, slen, NULL, cert, clen, "s390 image, uncompressed s390 vmlinux.bin, "
+		    "system_certificate_list found by its layout in the whole image");
+	free(img);
+	/* the length in little-endian words is not s390's list */
+	free(raw);
+	raw = s390_raw(len, cert, (size_t)clen, false);
+	z = xz_of(raw, len, &zlen);
+	img = s390_image(z, zlen, &slen);
+	assert_int_equal(cert_list(img, slen, NULL, &list, &llen, &how, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "s390 image, xz kernel: no certificate list found"));
+	free(img);
+	free(z);
+	free(raw);
+	OPENSSL_free(cert);
+}
+
 /* Two look-alike lists: an error, never a guess; none: -ENOENT; junk: -ENOEXEC. */
 static void test_certs_errors(void **state)
 {
@@ -466,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_certs_by_layout),
 		cmocka_unit_test(test_certs_by_sysmap),
 		cmocka_unit_test(test_certs_errors),
+		cmocka_unit_test(test_certs_s390),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

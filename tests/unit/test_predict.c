@@ -395,6 +395,31 @@ static void test_elf_arch(void **state)
 	expect_loads("", "");
 }
 
+/* R3: a module of the other byte order fails the e_type check, read natively, first. */
+static void test_elf_byte_order(void **state)
+{
+	M->e_machine = 22;	/* EM_S390 */
+	M->arch = "s390x";
+	M->big_endian = true;
+	fx.k.elf_data = 1;	/* ELFDATA2LSB: x86_64 */
+	predict();
+	expect_refused("invalid-elf", 2, -ENOEXEC, "");
+	assert_true(reason_has("invalid-elf", "built for s390x, big-endian, but the kernel is "
+			       "little-endian: it reads the ELF type as 256 (\"Invalid ELF header type: 256 != 1\")"));
+
+	fx.k.elf_data = 0;	/* byte order unknown: the machine still differs */
+	predict();
+	expect_refused("invalid-elf", 2, -ENOEXEC, "");
+	assert_true(reason_has("invalid-elf", "built for s390x (ELF machine 22)"));
+
+	M->big_endian = false;	/* and a little-endian module on a big-endian kernel */
+	M->e_machine = fx.k.e_machine;
+	fx.k.elf_data = 2;
+	predict();
+	expect_refused("invalid-elf", 2, -ENOEXEC, "");
+	assert_true(reason_has("invalid-elf", "little-endian, but the kernel is big-endian"));
+}
+
 /* R3: what the reader found the kernel's elf_validity checks reject. */
 static void test_elf_problems(void **state)
 {
@@ -1092,6 +1117,7 @@ int main(void)
 		T(test_signature_unsupported),
 		T(test_signature_unverifiable),
 		T(test_elf_arch),
+		T(test_elf_byte_order),
 		T(test_elf_problems),
 		T(test_elf_unique_sections),
 		T(test_elf_typed_strtabs),
