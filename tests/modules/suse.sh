@@ -3,7 +3,7 @@
 # scratch root whose .config says CONFIG_SUSE_KERNEL_SUPPORTED=y, the test
 # modules suse_ext (supported=external) and suse_none (no supported=) judged
 # with and without kernel.unsupported=0 and allow_unsupported_modules 0
-# (lib/vendor_suse.c, docs/loader-rules.md "SUSE: the supported flag").
+# (lib/vendor_suse.c, docs/loader-rules.md "V5 SUSE: the supported flag").
 set -eu
 cd "$(dirname "$0")/../.."
 B=${B:-build}
