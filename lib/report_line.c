@@ -17,20 +17,23 @@
 /*
  * A long reason cut at the last clause boundary (" (", ": ", "; ", ", ") in the
  * second two thirds of the room: what follows is detail the full
- * explanation gives; else at a word, with "...".
+ * explanation gives; else at a word, with "...".  Never inside brackets: a
+ * cut there would leave "(0x5002fa32" without its kernel CRC or its ")".
  */
 static void clause(const char *s, size_t max, char *out, size_t len)
 {
 	size_t n = strlen(s), cap = len - 1 < max ? len - 1 : max, cut = 0, word = 0;
+	int depth = s[0] == '(';
 
 	if (n <= cap) {
 		snprintf(out, len, "%s", s);
 		return;
 	}
 	for (size_t i = 1; i <= cap; i++) {	/* n > cap: s[i + 1] exists */
-		if (i >= cap / 3 && (s[i + 1] == '(' ? s[i] == ' ' :
+		if (depth == 0 && i >= cap / 3 && (s[i + 1] == '(' ? s[i] == ' ' :
 				     (s[i] == ':' || s[i] == ';' || s[i] == ',') && s[i + 1] == ' '))
 			cut = i;
+		depth += (s[i] == '(') - (s[i] == ')');
 		if (s[i] == ' ')
 			word = i;
 	}

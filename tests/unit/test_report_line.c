@@ -60,6 +60,22 @@ static void test_refusal(void **state)
 	assert_true(strlen(buf) <= 120);
 }
 
+/* A long reason is never cut inside brackets (a CRC without its pair or ")"). */
+static void test_cut_outside_brackets(void **state)
+{
+	struct tg_verdict v = base("/lib/modules/6.1.0-1-amd64/extra/tgkup.ko", "gplok", TG_ACTION_DENY);
+	char buf[512];
+
+	(void)state;
+	v.loads = false;
+	assert_int_equal(tg_verdict_add_refusal(&v, 0, -8, "crc-mismatch", NULL,
+		"disagrees about version of symbol module_layout (0x5002fa32, kernel 0x1a2b3c4d): "
+		"built for another kernel"), 0);
+	line_of(&v, buf, sizeof(buf));
+	assert_string_equal(buf, "refused kmod-x-1.0-1.x86_64: module gplok (tgkup.ko): the kernel "
+			    "would refuse it: disagrees about version of symbol module_layout");
+}
+
 /* P decides over what could not be checked; the file is named when renamed. */
 static void test_taint_and_file(void **state)
 {
@@ -160,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusal),
+		cmocka_unit_test(test_cut_outside_brackets),
 		cmocka_unit_test(test_taint_and_file),
 		cmocka_unit_test(test_incomplete_before_other_taint),
 		cmocka_unit_test(test_unreadable),
