@@ -60,6 +60,9 @@ bool tg_version_in_range(unsigned kversion, const char *range);
 /* Validate a range text; 0 or -EINVAL. */
 int tg_version_range_check(const char *range);
 
+/* "x86_64", "aarch64", "ppc64le", "s390x" ... of an ELF machine (lib/module.c). */
+const char *tg_arch_name(unsigned machine, bool is64, bool be);
+
 /* fnmatch(3) glob, NULL pattern matches everything. */
 bool tg_glob_match(const char *pattern, const char *s);
 

@@ -26,7 +26,8 @@
 
 /* ---------------------------------------------------------- identification */
 
-static const char *arch_name(unsigned machine, bool is64, bool be)
+/* The architecture name uname -m and kernel packages use ("unknown" for others). */
+const char *tg_arch_name(unsigned machine, bool is64, bool be)
 {
 	switch (machine) {
 	case EM_X86_64: return "x86_64";
@@ -64,7 +65,7 @@ static int read_header(struct tg_elf *e, GElf_Ehdr *eh)
 	m->elf_class = e->is64 ? 64 : 32;
 	m->big_endian = e->be;
 	m->e_machine = eh->e_machine;
-	m->arch = arch_name(eh->e_machine, e->is64, e->be);
+	m->arch = tg_arch_name(eh->e_machine, e->is64, e->be);
 	if (elf_getshdrnum(e->elf, &e->shnum) < 0 || elf_getshdrstrndx(e->elf, &e->shstrndx) < 0)
 		return tg_fail(e->err, -ENOEXEC, "%s: cannot read the ELF section headers: %s",
 			       e->label, elf_errmsg(-1));

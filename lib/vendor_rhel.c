@@ -26,6 +26,7 @@
  * ROOT/etc/taintguard/platform-keys/ (what "mokutil --export" writes).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,17 +154,16 @@ bool tg_rhel_kabi_has(const struct tg_rhel *r, const char *sym)
 static const char *kabi_arch(const struct tg_kernel *k)
 {
 	static const char *const arches[] = { "x86_64", "aarch64", "ppc64le", "s390x" };
-	const char *dot = strrchr(k->release, '.');
+	const char *dot = strrchr(k->release, '.'), *name;
 
 	for (size_t i = 0; dot && i < TG_ARRAY_SIZE(arches); i++)
 		if (!strcmp(dot + 1, arches[i]))
 			return arches[i];
-	switch (k->e_machine) {
-	case 62: return "x86_64";
-	case 183: return "aarch64";
-	case 21: return "ppc64le";
-	case 22: return "s390x";
-	}
+	/* RHEL builds 64-bit kernels only; ppc64 is little-endian there */
+	name = tg_arch_name(k->e_machine, true, k->elf_data == ELFDATA2MSB);
+	for (size_t i = 0; i < TG_ARRAY_SIZE(arches); i++)
+		if (!strcmp(name, arches[i]))
+			return arches[i];
 	return NULL;
 }
 
