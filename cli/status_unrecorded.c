@@ -31,20 +31,6 @@
 #define OWNER_MARK "taintguard-owner "
 #define FILE_MARK "taintguard-file "
 
-static bool module_name(const char *name)
-{
-	static const char *const sfx[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		size_t l = strlen(sfx[i]);
-
-		if (len > l && !strcmp(name + len - l, sfx[i]))
-			return true;
-	}
-	return false;
-}
-
 /* Module files below @rel (a path inside @root), recursively, into @out. */
 static int walk(const char *root, const char *rel, int depth, struct strv *out)
 {
@@ -70,7 +56,7 @@ static int walk(const char *root, const char *rel, int depth, struct strv *out)
 		if (pkg_root_stat(root, p, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    de->d_type != DT_LNK)
 			r = walk(root, p, depth + 1, out);
-		else if (S_ISREG(st.st_mode) && module_name(de->d_name))
+		else if (S_ISREG(st.st_mode) && tg_module_file_name(de->d_name))
 			r = strv_push(out, p);
 		free(p);
 	}
@@ -211,7 +197,7 @@ static const char *rpm_owners(const char *root, const char *dbpath, struct strv 
 		if (!tab)
 			continue;
 		*tab++ = '\0';
-		if (!module_name(tab) || !pkg_module_path_release(tab, rel, sizeof(rel)) ||
+		if (!tg_module_file_name(tab) || !pkg_module_path_release(tab, rel, sizeof(rel)) ||
 		    pkg_root_stat(root, tab, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (!(u = add_pkg(l, files.v[i], "rpm")) || strv_push(&u->files, tab) < 0)
