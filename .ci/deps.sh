@@ -21,6 +21,9 @@ PKGS="
   dkms
   qemu-system-x86 busybox-static
   qemu-system-arm gcc-aarch64-linux-gnu
+  qemu-system-misc gcc-s390x-linux-gnu
+  qemu-system-ppc gcc-powerpc64le-linux-gnu
+  libseccomp-dev
   createrepo-c
   dnf zypper
   librepo-dev libcreaterepo-c0 libglib2.0-dev
