@@ -279,6 +279,12 @@ check-fast: all unit
 check-kernel: all
 	B=$(B) tests/run-all.sh kernel
 
+# Every kernel of the harness with every case (make check boots a subset on the
+# slow guests: tests/run-all.sh subset()).  An hour or more on 2 cores.
+KERNEL_SUITES = kernel kernel-6.12 kernel-7 kernel-arm64
+check-kernel-all: all
+	B=$(B) TG_KERNEL_ALL=1 tests/run-all.sh $(KERNEL_SUITES)
+
 deps:
 	.ci/deps.sh
 
@@ -407,4 +413,4 @@ dist:
 clean:
 	rm -rf build build-san build-fuzz build-tsan build-rpm-* tests/modules/out
 
-.PHONY: dist fuzz all unit check check-unit check-fast check-kernel bench deps clean install install-lib uninstall example
+.PHONY: dist fuzz all unit check check-unit check-fast check-kernel check-kernel-all bench deps clean install install-lib uninstall example

@@ -4,9 +4,11 @@
 # kernel did, and compare it with tests/modules/cases.tsv and with
 # `taintguard check --format json`.  See tests/kernel/README.md.
 #
-# Usage: tests/kernel/run.sh [--target KVER] [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]
+# Usage: tests/kernel/run.sh [--target KVER] [--cases FILE] [--enforce-cases FILE] [--subset FILE]
+#          [--modules DIR] [--out DIR]
 #   (--enforce-cases "" skips the boots with module.sig_enforce=1; --target KVER: a kernel
-#   unpacked from its Debian packages by tests/kernel/target.sh, not installed)
+#   unpacked from its Debian packages by tests/kernel/target.sh, not installed;
+#   --subset FILE: boot only the cases FILE names, one name or pattern per line)
 # Environment: B (build dir, default build), TG_KERNEL (target kernel, tests/lib/kernel.sh;
 #   TG_KVER is its deprecated alias),
 #   TG_ACCEL (kvm|tcg: skip the probe), TG_JOBS (parallel boots, default nproc),
@@ -26,10 +28,12 @@ while [ $# -gt 0 ]; do
 	--target) TARGET=$2; shift 2 ;;
 	--cases) CASES=$2; shift 2 ;;
 	--enforce-cases) ENFORCE_CASES=$2; shift 2 ;;
+	--subset) case $2 in /*) TG_SUBSET=$2 ;; *) TG_SUBSET=$OLDPWD/$2 ;; esac
+		export TG_SUBSET; shift 2 ;;
 	--modules) MODS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [--target KVER] [--cases FILE] [--enforce-cases FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [--target KVER] [--cases FILE] [--enforce-cases FILE] [--subset FILE] [--modules DIR] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
 # --target KVER: a kernel not installed on the host, unpacked from its Debian
