@@ -48,7 +48,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k);
 }
 
-static int kernel_note(struct tg_kernel *k, const char *msg)
+int tg_kernel_note(struct tg_kernel *k, const char *msg)
 {
 	struct strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
 	int r = strv_push(&sv, msg);
@@ -58,6 +58,23 @@ static int kernel_note(struct tg_kernel *k, const char *msg)
 	return r;
 }
 
+/*
+ * One of the places a kernel's file may be below @root; *p NULL when the
+ * place cannot be resolved there (noted: a link loop in the root is a broken
+ * root to say, not "out of memory").
+ */
+static int kernel_place(struct tg_kernel *k, const char *root, const struct tg_kplace *pl,
+			char **p, struct tg_error *err)
+{
+	char *note = NULL;
+	int r = tg_root_kpath_try(root, pl, k->release, p, &note);
+
+	if (r == 0 && note)
+		r = tg_kernel_note(k, note);
+	free(note);
+	return r < 0 ? tg_fail(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* RHEL's platform keys and kABI stablelist (vendor_rhel.c), its problems as notes */
 static int kernel_rhel(struct tg_kernel *k, const char *root, const struct tg_limits *lim)
 {
@@ -65,7 +82,7 @@ static int kernel_rhel(struct tg_kernel *k, const char *root, const struct tg_li
 	int r = tg_rhel_kernel_load(k, root, lim, &notes);
 
 	for (size_t i = 0; r == 0 && i < notes.n; i++)
-		r = kernel_note(k, notes.v[i]);
+		r = tg_kernel_note(k, notes.v[i]);
 	strv_free(&notes);
 	return r;
 }
@@ -91,11 +108,12 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 		return 0;
 	for (size_t i = 0; i < tg_n_symvers_places; i++) {
 		struct tg_error e = { 0 };
-		char *p = tg_root_kpath(root, &tg_symvers_places[i], k->release);
+		char *p;
 
-		if (!p)
-			return tg_fail(err, -ENOMEM, "out of memory");
-		if (!tg_is_readable_file(p)) {
+		r = kernel_place(k, root, &tg_symvers_places[i], &p, err);
+		if (r < 0)
+			return r;
+		if (!p || !tg_is_readable_file(p)) {
 			free(p);
 			continue;
 		}
@@ -105,7 +123,7 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 			return 0;
 		}
 		free(p);
-		if (r == -ENOMEM || kernel_note(k, e.msg) < 0)
+		if (r == -ENOMEM || tg_kernel_note(k, e.msg) < 0)
 			return tg_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -139,16 +157,19 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 		return 0;
 	for (size_t i = 0; i < tg_n_config_places; i++) {
 		struct tg_error e = { 0 };
-		char *p = tg_root_kpath(root, &tg_config_places[i], k->release);
+		char *p;
 
+		r = kernel_place(k, root, &tg_config_places[i], &p, err);
+		if (r < 0)
+			return r;
 		if (!p)
-			return tg_fail(err, -ENOMEM, "out of memory");
+			continue;
 		if (tg_is_readable_file(p) && tg_config_load(p, lim->max_input_size, c, &e) == 0) {
 			k->config_path = p;
 			*have = true;
 			return 0;
 		}
-		if (e.code && kernel_note(k, e.msg) < 0) {
+		if (e.code && tg_kernel_note(k, e.msg) < 0) {
 			free(p);
 			return tg_fail(err, -ENOMEM, "out of memory");
 		}
@@ -209,7 +230,7 @@ static int kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kcon
 		return 0;
 	k->vermagic = tg_config_vermagic(c, k->release);
 	if (!k->vermagic) {
-		return kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
 				      "determine it (architecture or randstruct)");
 	}
 	k->vermagic_source = strdup(k->config_path);

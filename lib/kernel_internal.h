@@ -38,8 +38,13 @@ char *tg_kplace_find_first(const char *root, const struct tg_kplace *pl, size_t 
 /* First that exists, readable or not (a 0600 image must say "Permission denied"). */
 char *tg_kplace_find_existing(const char *root, const struct tg_kplace *pl, size_t n,
 			      const char *release);
-/* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
+/* Host path of PRE KVER POST inside @root ("" = host); NULL with errno (tg_root_resolve). */
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release);
+/* The same for a place that may be absent: 0 and *out NULL + *note when unresolvable. */
+int tg_root_kpath_try(const char *root, const struct tg_kplace *pl, const char *release,
+		      char **out, char **note);
+/* Add a note to what is known of @k (kernel.c). */
+int tg_kernel_note(struct tg_kernel *k, const char *msg);
 bool tg_is_readable_file(const char *path);
 
 /* kernel_config.c: a .config parsed (knows nothing of struct tg_kernel) */

@@ -13,16 +13,40 @@
 
 #include "kernel_internal.h"
 
-/* Host path of PRE KVER POST inside @root ("" = host); NULL on failure. */
+/* Host path of PRE KVER POST inside @root ("" = host); NULL with errno (tg_root_resolve). */
 char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *release)
 {
 	char *p = strf("%s%s%s", pl->pre, release, pl->post), *r;
+	int e;
 
 	if (!p || !*root)
 		return p;
 	r = tg_root_resolve(root, p);
+	e = errno;
 	free(p);
+	errno = e;
 	return r;
+}
+
+/*
+ * tg_root_kpath() for a place that may be absent.  A place that cannot be
+ * resolved inside the root (a link loop, a path over PATH_MAX) is absent,
+ * not out of memory: 0 with *out NULL and a note "ROOT/PLACE: why" in
+ * *note (malloc'ed).  -ENOMEM only when memory ran out.
+ */
+int tg_root_kpath_try(const char *root, const struct tg_kplace *pl, const char *release,
+		      char **out, char **note)
+{
+	*note = NULL;
+	errno = 0;
+	*out = tg_root_kpath(root, pl, release);
+	if (*out)
+		return 0;
+	if (errno == ENOMEM || errno == 0)
+		return -ENOMEM;
+	*note = strf("%s%s%s%s: %s inside the root: not used", root, pl->pre, release, pl->post,
+		     strerror(errno));
+	return *note ? 0 : -ENOMEM;
 }
 
 bool tg_is_readable_file(const char *path)

@@ -992,5 +992,11 @@ int tg_predict_module(const char *path, const struct tg_module *m,
 			return r;
 out:
 	settle_taints(&s);
+	/*
+	 * What could not be read of the kernel's files is said where it is
+	 * judged; last, so the first note stays the prediction's own.
+	 */
+	for (size_t i = 0; k && i < k->n_notes; i++)
+		tg_verdict_add_note(v, "target kernel: %s", k->notes[i]);
 	return tg_rhel_verdict(k, &s.lf, m, v);
 }

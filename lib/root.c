@@ -5,6 +5,7 @@
  * /lib/modules/KVER/build -> /usr/src/kernels/KVER below a root does not
  * lead to the host's own headers.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,7 +36,10 @@ char *tg_root_prefix(const char *root)
  * slash) with every symlink resolved inside the root: /lib/modules/KVER/build -> /usr/src/kernels/KVER is an
  * absolute link, and below an rpm --root it must not lead to the host's own
  * headers.  Missing components are kept as they are (the caller's stat()
- * then fails).  NULL when the result does not fit PATH_MAX or on a link loop.
+ * then fails).  NULL with errno ENAMETOOLONG when the result does not fit
+ * PATH_MAX, ELOOP on a link loop (an absolute link to the host's own tree,
+ * /lib/modules/KVER/kernel -> /lib/modules/KVER/kernel, points at itself
+ * inside the root), readlink's errno, or ENOMEM.
  */
 static char *resolve_below(const char *root, const char *path)
 {
@@ -43,7 +47,7 @@ static char *resolve_below(const char *root, const char *path)
 	int links = 0;
 
 	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest))
-		return NULL;
+		goto toolong;
 	for (;;) {
 		char *c = rest + strspn(rest, "/"), *next;
 		size_t clen = strcspn(c, "/"), curlen = strlen(cur);
@@ -66,12 +70,14 @@ static char *resolve_below(const char *root, const char *path)
 			continue;
 		}
 		if (curlen + 1 + clen >= sizeof(cur))
-			return NULL;
+			goto toolong;
 		if (snprintf(full, sizeof(full), "%s%s/%.*s", root, cur, (int)clen, c) >= (int)sizeof(full))
-			return NULL;
+			goto toolong;
 		if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode)) {
-			if (++links > ROOT_MAXLINKS)
+			if (++links > ROOT_MAXLINKS) {
+				errno = ELOOP;
 				return NULL;
+			}
 			tl = readlink(full, tgt, sizeof(tgt) - 1);
 			if (tl < 0)
 				return NULL;
@@ -79,7 +85,7 @@ static char *resolve_below(const char *root, const char *path)
 			if (tgt[0] == '/')
 				cur[0] = '\0';
 			if (snprintf(full, sizeof(full), "%s%s", tgt, next) >= (int)sizeof(full))
-				return NULL;
+				goto toolong;
 			memcpy(rest, full, strlen(full) + 1);
 			continue;
 		}
@@ -89,18 +95,26 @@ static char *resolve_below(const char *root, const char *path)
 		memmove(rest, next, strlen(next) + 1);
 	}
 	return strf("%s%s", root, cur[0] ? cur : "/");
+toolong:
+	errno = ENAMETOOLONG;
+	return NULL;
 }
 
 char *tg_root_resolve(const char *root, const char *path)
 {
 	char *pfx, *r;
+	int e;
 
-	if (!path)
+	if (!path) {
+		errno = EINVAL;
 		return NULL;
+	}
 	pfx = tg_root_prefix(root);
 	if (!pfx)
 		return NULL;
 	r = *pfx ? resolve_below(pfx, path) : strdup(path);	/* "/" and "" are the host */
+	e = errno;
 	free(pfx);
+	errno = e;	/* the caller tells a link loop from ENOMEM */
 	return r;
 }

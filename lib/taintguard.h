@@ -425,8 +425,9 @@ int tg_kernel_release_from_vermagic(const char *vermagic, char *buf, size_t len)
  * /lib/modules/KVER/build -> /usr/src/kernels/KVER below an rpm --root stays
  * below it, and ".." never leaves it.  @root NULL or "" is the host (the
  * path is returned as the host resolves it: a plain copy).  Missing
- * components are kept (a later stat() fails).  malloc'ed; NULL on ENOMEM,
- * a link loop or a result longer than PATH_MAX.
+ * components are kept (a later stat() fails).  malloc'ed; NULL with errno
+ * ENOMEM, ELOOP (a link loop inside the root) or ENAMETOOLONG (longer than
+ * PATH_MAX).
  */
 char *tg_root_resolve(const char *root, const char *path);
 /* Search order for Module.symvers of @release under @root; path of the first found. */

@@ -663,6 +663,37 @@ static void test_load_nothing(void **state)
 	tg_kernel_free(NULL);
 }
 
+/*
+ * A root whose module tree is an absolute link to the host's own tree points at
+ * itself inside the root: the kernel still loads, the loop is a note naming the
+ * place (once "out of memory", which no one could act on), and a link loop in
+ * the root resolves to ELOOP, not ENOMEM.
+ */
+static void test_load_root_link_loop(void **state)
+{
+	char *root = make_root(), *want;
+	struct tg_kernel *k;
+	bool noted = false;
+
+	put_link(root, "/lib/modules/9.9.9/kernel", "/lib/modules/9.9.9/kernel");
+	put_link(root, "/boot/config-9.9.9", "/boot/config-9.9.9");
+	errno = 0;
+	want = xasprintf("/lib/modules/9.9.9/kernel");
+	assert_null(tg_root_resolve(root, want));
+	assert_int_equal(errno, ELOOP);
+	free(want);
+	k = load(root, "9.9.9", NULL, NULL);
+	assert_null(k->config_path);
+	want = xasprintf("%s/lib/modules/9.9.9/kernel: %s inside the root: not used", root,
+			 strerror(ELOOP));
+	for (size_t i = 0; i < k->n_notes; i++)
+		noted = noted || !strcmp(k->notes[i], want);
+	assert_true(noted);
+	free(want);
+	tg_kernel_free(k);
+	remove_root(root);
+}
+
 /* A broken Module.symvers found by the search: noted, the next place is used. */
 static void test_load_symvers_fallback(void **state)
 {
@@ -916,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_config_machine),
 		cmocka_unit_test(test_config_search_order),
 		cmocka_unit_test(test_load_nothing),
+		cmocka_unit_test(test_load_root_link_loop),
 		cmocka_unit_test(test_load_symvers_fallback),
 		cmocka_unit_test(test_config_place),
 		cmocka_unit_test(test_load_config_mem),
