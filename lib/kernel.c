@@ -48,7 +48,7 @@ void tg_kernel_free(struct tg_kernel *k)
 	free(k);
 }
 
-int tg_kernel_note(struct tg_kernel *k, const char *msg)
+static int kernel_note(struct tg_kernel *k, const char *msg)
 {
 	struct strv sv = { .v = k->notes, .n = k->n_notes, .cap = k->n_notes };
 	int r = strv_push(&sv, msg);
@@ -70,7 +70,7 @@ static int kernel_place(struct tg_kernel *k, const char *root, const struct tg_k
 	int r = tg_root_kpath_try(root, pl, k->release, p, &note);
 
 	if (r == 0 && note)
-		r = tg_kernel_note(k, note);
+		r = kernel_note(k, note);
 	free(note);
 	return r < 0 ? tg_fail(err, -ENOMEM, "out of memory") : 0;
 }
@@ -82,7 +82,7 @@ static int kernel_rhel(struct tg_kernel *k, const char *root, const struct tg_li
 	int r = tg_rhel_kernel_load(k, root, lim, &notes);
 
 	for (size_t i = 0; r == 0 && i < notes.n; i++)
-		r = tg_kernel_note(k, notes.v[i]);
+		r = kernel_note(k, notes.v[i]);
 	strv_free(&notes);
 	return r;
 }
@@ -123,7 +123,7 @@ static int kernel_symvers(struct tg_kernel *k, const struct tg_kernel_opts *o, c
 			return 0;
 		}
 		free(p);
-		if (r == -ENOMEM || tg_kernel_note(k, e.msg) < 0)
+		if (r == -ENOMEM || kernel_note(k, e.msg) < 0)
 			return tg_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -169,7 +169,7 @@ static int kernel_config(struct tg_kernel *k, const struct tg_kernel_opts *o, co
 			*have = true;
 			return 0;
 		}
-		if (e.code && tg_kernel_note(k, e.msg) < 0) {
+		if (e.code && kernel_note(k, e.msg) < 0) {
 			free(p);
 			return tg_fail(err, -ENOMEM, "out of memory");
 		}
@@ -230,7 +230,7 @@ static int kernel_vermagic_from_config(struct tg_kernel *k, const struct tg_kcon
 		return 0;
 	k->vermagic = tg_config_vermagic(c, k->release);
 	if (!k->vermagic) {
-		return tg_kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
+		return kernel_note(k, "vermagic unknown: no in-tree module, and .config does not "
 				      "determine it (architecture or randstruct)");
 	}
 	k->vermagic_source = strdup(k->config_path);
@@ -266,6 +266,26 @@ static int kernel_image(struct tg_kernel *k, const struct tg_kernel_opts *o, con
 	if (!k->keyring || (o->sysmap_path && !k->sysmap_path))
 		return tg_fail(err, -ENOMEM, "out of memory");
 	return 0;
+}
+
+/* What the release's in-tree modules say (vermagic, struct module size, keys). */
+static int kernel_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim,
+			 struct tg_error *err)
+{
+	static const struct tg_kplace dirs[] = {
+		{ "/lib/modules/", "/kernel" },
+		{ "/usr/lib/modules/", "/kernel" },
+	};
+	char *d1 = NULL, *d2 = NULL;
+	int r = kernel_place(k, root, &dirs[0], &d1, err);
+
+	if (r == 0)
+		r = kernel_place(k, root, &dirs[1], &d2, err);
+	if (r == 0)
+		r = tg_kernel_learn_from_intree(k, d1, d2, lim);
+	free(d1);
+	free(d2);
+	return r;
 }
 
 int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
@@ -323,7 +343,7 @@ int tg_kernel_load(const struct tg_kernel_opts *opts, struct tg_kernel **out,
 	if (r < 0)
 		goto fail;
 	if (k->release) {
-		r = tg_kernel_learn_from_intree(k, root, lim);
+		r = kernel_intree(k, root, lim, err);
 		if (r == 0)
 			r = kernel_vermagic_from_config(k, have_cfg ? &cfg : NULL);
 		if (r == 0)

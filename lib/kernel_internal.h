@@ -43,8 +43,7 @@ char *tg_root_kpath(const char *root, const struct tg_kplace *pl, const char *re
 /* The same for a place that may be absent: 0 and *out NULL + *note when unresolvable. */
 int tg_root_kpath_try(const char *root, const struct tg_kplace *pl, const char *release,
 		      char **out, char **note);
-/* Add a note to what is known of @k (kernel.c). */
-int tg_kernel_note(struct tg_kernel *k, const char *msg);
+
 bool tg_is_readable_file(const char *path);
 
 /* kernel_config.c: a .config parsed (knows nothing of struct tg_kernel) */
@@ -101,7 +100,8 @@ unsigned tg_config_machine(const struct tg_kconfig *c);
 unsigned tg_config_elf_data(const struct tg_kconfig *c);
 
 /* kernel_intree.c: vermagic, sizeof(struct module), signing keys from in-tree modules */
-int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim);
+int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *d1, const char *d2,
+				const struct tg_limits *lim);
 
 /* root.c: "" for the host, else @root without trailing slashes; NULL on ENOMEM. */
 char *tg_root_prefix(const char *root);

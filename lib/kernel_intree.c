@@ -211,34 +211,17 @@ static bool same_dir(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* One in-tree directory below @root: skipped (noted) when it cannot be resolved there. */
-static int learn_from_place(struct tg_kernel *k, const char *root, const struct tg_kplace *pl,
-			    const char *other, const struct tg_limits *lim, char **dir)
+/*
+ * The in-tree directories of the release, already resolved below the root
+ * (NULL: absent there): ROOT/lib/modules/KVER/kernel, else
+ * ROOT/usr/lib/modules/KVER/kernel when it is not the same directory.
+ */
+int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *d1, const char *d2,
+				const struct tg_limits *lim)
 {
-	char *note = NULL;
-	int r = tg_root_kpath_try(root, pl, k->release, dir, &note);
+	int r = d1 ? learn_from_dir(k, d1, lim) : 0;
 
-	if (r == 0 && note)
-		r = tg_kernel_note(k, note);
-	free(note);
-	if (r < 0 || !*dir || (other && same_dir(*dir, other)))
-		return r;
-	return learn_from_dir(k, *dir, lim);
-}
-
-/* ROOT/lib/modules/KVER/kernel, else ROOT/usr/lib/modules/KVER/kernel (when not the same). */
-int tg_kernel_learn_from_intree(struct tg_kernel *k, const char *root, const struct tg_limits *lim)
-{
-	static const struct tg_kplace dirs[] = {
-		{ "/lib/modules/", "/kernel" },
-		{ "/usr/lib/modules/", "/kernel" },
-	};
-	char *d1 = NULL, *d2 = NULL;
-	int r = learn_from_place(k, root, &dirs[0], NULL, lim, &d1);
-
-	if (r == 0)
-		r = learn_from_place(k, root, &dirs[1], d1, lim, &d2);
-	free(d1);
-	free(d2);
+	if (r == 0 && d2 && !(d1 && same_dir(d1, d2)))
+		r = learn_from_dir(k, d2, lim);
 	return r < 0 ? r : 0;
 }
