@@ -45,11 +45,19 @@ run_suite() {
 	local name=$1; shift
 	local log=$LOGDIR/$name.log
 	local t0=$SECONDS
+	if [ -n "${IN_LANE:-}" ]; then
+		# the second lane: quiet, its results read by the main shell at the end
+		"$@" >"$log" 2>&1
+		count_suite "$name" $? $((SECONDS - t0)) >>"$LANE_RESULTS"
+		return
+	fi
 	echo "=== $name"
 	"$@" 2>&1 | tee "$log"
-	local rc=${PIPESTATUS[0]}
-	# where the run's time goes (CI must stay under an hour); not a test
-	suite_times="$suite_times $name $((SECONDS - t0))s"
+	account_suite $(count_suite "$name" "${PIPESTATUS[0]}" $((SECONDS - t0)))
+}
+# "NAME PASSED FAILED SKIPPED SECONDS" of a suite's log and exit code
+count_suite() {
+	local name=$1 rc=$2 secs=$3 log=$LOGDIR/$1.log
 	local line p f sk=0
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -n "$line" ]; then
@@ -61,6 +69,12 @@ run_suite() {
 		p=0; f=1
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	echo "$name $p $f $sk $secs"
+}
+account_suite() {
+	local name=$1 p=$2 f=$3 sk=$4 secs=$5
+	# where the run's time goes (CI must stay under an hour); not a test
+	suite_times="$suite_times $name ${secs}s"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + sk))
@@ -145,7 +159,8 @@ prefetch_chroots() {
 PREFETCH=
 [ -n "${TG_NO_PREFETCH:-}" ] || prefetch_chroots
 
-for s in $SUITES; do
+dispatch() {
+	local s=$1
 	case $s in
 	# what git tracks: no build output, binary, byte code or fuzz finding (tests/tools/hygiene.sh)
 	hygiene) run_suite hygiene tests/tools/hygiene.sh ;;
@@ -202,7 +217,39 @@ for s in $SUITES; do
 		run_suite sanitize-thread tests/tsan.sh ;;
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac
+}
+
+# The second lane: the slow TCG guests (one boot at a time each) run beside
+# the other suites, most of which keep one core busy at most, so their boots
+# use the other; their output is printed at the end.  TG_LANES=1: one lane.
+LANE_SUITES=${TG_LANE_SUITES:-"kernel-arm64 kernel-s390x kernel-ppc64el kernel-5.10"}
+lane= main=
+for s in $SUITES; do
+	case " $LANE_SUITES " in *" $s "*) lane="$lane $s" ;; *) main="$main $s" ;; esac
 done
+LANE=
+LANE_RESULTS=$LOGDIR/lane.results
+if [ -n "$lane" ] && [ -n "$main" ] && [ "${TG_LANES:-2}" != 1 ]; then
+	: >"$LANE_RESULTS"
+	echo "# beside the others, one boot at a time (TG_LANES=1: after them):$lane"
+	(IN_LANE=1 TG_JOBS=${TG_LANE_JOBS:-1}; export TG_JOBS
+	 for s in $lane; do dispatch "$s"; done) </dev/null &
+	LANE=$!
+else
+	main="$main $lane"
+fi
+for s in $main; do dispatch "$s"; done
+if [ -n "$LANE" ]; then
+	wait "$LANE"
+	while read -r name p f sk secs; do
+		echo "=== $name (ran beside the others)"
+		cat "$LOGDIR/$name.log"
+		account_suite "$name" "$p" "$f" "$sk" "$secs"
+	done <"$LANE_RESULTS"
+	for s in $lane; do
+		grep -q "^$s " "$LANE_RESULTS" || account_suite "$s" 0 1 0 0
+	done
+fi
 # a chroot no chosen suite reached yet: not left half made in the background
 [ -z "$PREFETCH" ] || wait "$PREFETCH"
 echo "=== summary"
