@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rpm/header.h>
+#include <rpm/rpmdb.h>
 #include <rpm/rpmts.h>
 
 #include "audit.h"
@@ -375,6 +377,56 @@ static void drop_not_modules(struct audit_pkg *p)
 		p->has_modules = false;
 }
 
+/* Is @nevra (an rpm package) in the rpmdb of @ts now? */
+static bool still_installed(rpmts ts, const char *name, const char *nevra)
+{
+	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_NAME, name, 0);
+	bool found = false;
+	Header h;
+
+	while (!found && mi && (h = rpmdbNextIterator(mi)) != NULL) {
+		char *s = headerGetAsString(h, RPMTAG_NEVRA);
+
+		found = s && !strcmp(s, nevra);
+		free(s);
+	}
+	rpmdbFreeIterator(mi);
+	return found;
+}
+
+/*
+ * rpm may erase a package while it is audited: its module files vanish
+ * after the rpmdb was read.  A package whose module file is gone and that
+ * the rpmdb no longer holds was erased meanwhile and is left out; one
+ * still installed keeps its "cannot be read" (its file is missing).
+ */
+static void drop_erased(struct audit *a)
+{
+	rpmts ts = NULL;
+	size_t w = 0;
+
+	for (size_t i = 0; i < a->n_pkgs; i++) {
+		struct audit_pkg *p = a->pkgs[i];
+		bool gone = false;
+		struct stat st;
+
+		for (size_t k = 0; !p->not_rpm && !p->unowned && p->name && p->nevra &&
+				   k < p->n_mods && !gone; k++)
+			gone = p->mods[k]->error && p->mods[k]->disk_path &&
+			       lstat(p->mods[k]->disk_path, &st) < 0 && errno == ENOENT;
+		if (gone && !ts)
+			ts = pkg_ts_new(a->o.root);
+		if (gone && ts && !still_installed(ts, p->name, p->nevra)) {
+			audit_pkg_free(p);
+			continue;
+		}
+		a->pkgs[w++] = p;
+	}
+	a->n_pkgs = w;
+	if (ts)
+		rpmtsFree(ts);
+}
+
 int audit_scan_installed(struct audit *a)
 {
 	struct pkg_fileset seen = { 0 };
@@ -421,6 +473,8 @@ int audit_scan_installed(struct audit *a)
 		pthread_mutex_destroy(&j.mu);
 	}
 	free(all);
+	if (!a->no_rpmdb)
+		drop_erased(a);
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		drop_not_modules(a->pkgs[i]);
 	return r;

@@ -31,7 +31,7 @@
 #include "cli.h"
 #include "status_unrecorded.h"
 
-#define MARKS_DIR "/var/lib/taintguard/marks"
+#define MARKS_DIR STATUS_MARKS_DIR
 /*
  * Package names per rpm -q (each a separate argument: no shell, no ARG_MAX
  * worry).  rpm -q exits with the number of names not installed, which must
@@ -50,6 +50,7 @@ struct entry {
 	char error[TG_ERRMAX];
 	enum state state;
 	const char *unchecked;		/* why not checked (ST_UNCHECKED) */
+	bool gone;			/* removed after the listing was read */
 };
 
 static void status_usage(FILE *out)
@@ -278,6 +279,28 @@ static bool dkms_present(const char *root, const char *package, const char *kern
 	    (int)sizeof(path))
 		return false;
 	return stat(path, &st) == 0;
+}
+
+/*
+ * rpm installs and erases while status runs.  A record removed after the
+ * directory was listed is gone, not unreadable; one that reads as stale and
+ * whose file is gone by now was removed by the erasure that made it stale.
+ * Neither is listed.  The entries left, compacted; their count.
+ */
+static size_t drop_gone(struct entry *e, size_t n)
+{
+	struct stat st;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].gone || (e[i].state == ST_STALE && lstat(e[i].file, &st) < 0 &&
+				  errno == ENOENT)) {
+			tg_record_free(e[i].rec);
+			continue;
+		}
+		e[k++] = e[i];
+	}
+	return k;
 }
 
 /* ------------------------------------------------------------ output */
@@ -535,7 +558,7 @@ int cmd_status(int argc, char **argv)
 	bool unrecorded_failed = false;
 	unsigned which = STATUS_GUARD | STATUS_RECORDS, skip = 0;
 	bool accept = false, verbose = false;
-	size_t n = 0, nc = 0;
+	size_t n = 0, ne = 0, nc = 0;
 	int opt, rc = TG_EXIT_ERROR;
 
 	while ((opt = getopt_long(argc, argv, "r:f:vhV", longopts, NULL)) != -1) {
@@ -599,7 +622,11 @@ int cmd_status(int argc, char **argv)
 	/* a record that cannot be read is reported, and the others still listed */
 	for (size_t i = 0; i < n; i++) {
 		e[i].file = paths[i];
-		if (tg_record_read(paths[i], &e[i].rec, &err) < 0) {
+		if (tg_record_read(paths[i], &e[i].rec, &err) == -ENOENT) {
+			e[i].gone = true;
+			continue;
+		}
+		if (!e[i].rec) {
 			snprintf(e[i].error, sizeof(e[i].error), "%s", err.msg);
 			cli_error("%s", err.msg);
 			continue;
@@ -609,25 +636,26 @@ int cmd_status(int argc, char **argv)
 											      : ST_STALE;
 	}
 	rpm_check(e, n, root, dbpath, &why);
-	for (size_t i = 0; i < n; i++)
+	ne = drop_gone(e, n);
+	for (size_t i = 0; i < ne; i++)
 		if (e[i].rec && strv_push(&recorded, e[i].rec->package) < 0)
 			goto out;
 	if (status_unrecorded(root, dbpath, &recorded, &ul) < 0)
 		unrecorded_failed = true;
 	if (fmt == FMT_JSON) {
-		print_json(e, n, checks, nc, &ul);
+		print_json(e, ne, checks, nc, &ul);
 	} else {
 		print_guard_text(checks, nc);
-		if (n == 0)
+		if (ne == 0)
 			printf("no marked packages (%s)\n", dir);
 		else
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < ne; i++)
 				if (e[i].rec)
 					print_text(&e[i], verbose);
 		for (size_t i = 0; i < ul.n; i++)
 			print_unrecorded_text(&ul.v[i], verbose);
 	}
-	rc = exit_code(e, n, &ul);
+	rc = exit_code(e, ne, &ul);
 	if (unrecorded_failed)
 		rc = TG_EXIT_ERROR;
 exit_code:
@@ -639,7 +667,7 @@ exit_code:
 			rc = TG_EXIT_ERROR;
 	}
 out:
-	for (size_t i = 0; e && i < n; i++)
+	for (size_t i = 0; e && i < ne; i++)
 		tg_record_free(e[i].rec);
 	tg_record_list_free(paths, n);
 	status_checks_free(checks, nc);

@@ -167,6 +167,26 @@ static struct unrecorded *add_pkg(struct unrecorded_list *l, const char *name, c
 	return u;
 }
 
+/*
+ * Has @nevra a record now?  The records were listed before rpm was asked;
+ * a package rpm installed in between has its record (staged before its
+ * files), which is not "unrecorded".
+ */
+static bool recorded_now(const char *root, const char *nevra)
+{
+	struct tg_record rec = { .source = TG_RECORD_RPM, .package = nevra };
+	char *dir = NULL, *path = NULL;
+	struct stat st;
+	bool r = false;
+
+	if (asprintf(&dir, "%s" STATUS_MARKS_DIR, root) >= 0 &&
+	    tg_record_path(dir, &rec, &path, NULL) == 0)
+		r = lstat(path, &st) == 0;
+	free(path);
+	free(dir);
+	return r;
+}
+
 /* The rpm packages owning @cand without a record in @recorded, with their module files. */
 static const char *rpm_owners(const char *root, const char *dbpath, struct strv *cand,
 			      const struct strv *recorded, struct unrecorded_list *l)
@@ -183,7 +203,7 @@ static const char *rpm_owners(const char *root, const char *dbpath, struct strv 
 				&owners);
 	for (size_t i = 0; !why && i < owners.n; i++)
 		if (!strv_has(recorded, owners.v[i]) && !strv_has(&todo, owners.v[i]) &&
-		    strv_push(&todo, owners.v[i]) < 0)
+		    !recorded_now(root, owners.v[i]) && strv_push(&todo, owners.v[i]) < 0)
 			why = "out of memory";
 	for (size_t i = 0; !why && i < todo.n; i += RPM_BATCH)
 		why = rpm_lines(rpm, root, dbpath, NULL, "[" FILE_MARK "%{=NEVRA}\\t%{FILENAMES}\\n]",

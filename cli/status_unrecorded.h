@@ -6,6 +6,9 @@
 #include "strv.h"
 #include "taintguard.h"
 
+/* the records' directory inside a root */
+#define STATUS_MARKS_DIR "/var/lib/taintguard/marks"
+
 struct unrecorded {
 	char *package;		/* rpm: NEVRA; dpkg: NAME_VERSION_ARCH */
 	const char *source;	/* "rpm", "dpkg" */

@@ -468,6 +468,67 @@ done
 rm -f "$T/modprobe.d/taintguard-tgclean.conf"
 remove_pkg tg-lve lve; remove_pkg tg-clean tgclean
 
+# ------------------------------------------------------------ kill points (issue 26)
+# dkms SIGKILLed (with its whole process group, as a power cut would) while
+# it installs tg-prop, at two points where the package's own code waits on a
+# hold file in /run/tg-dkms-test:
+#   build    its MAKE: the module is being built, nothing judged, no record
+#   install  its own PRE_INSTALL, which taintguard's pre-install hook runs
+#            after it judged the module and wrote its record: the module is
+#            not copied into the kernel's tree yet
+# After each, "taintguard status" lists tg-prop as a mark only when dkms
+# has it installed, and the same "dkms install" again converges.
+dkms_kill_at() { # POINT HOLD TRACE: dkms install of tg-prop killed once TRACE exists
+	local point=$1 hold=/run/tg-dkms-test/hold-$2 trace=$3 pid i
+	remove_pkg tg-prop tgprop
+	add_pkg tg-prop
+	rm -f "$trace"
+	touch "$hold"
+	setsid dkms install tg-prop/1.0 -k "$K" >"$LOG" 2>&1 &
+	pid=$!
+	for i in $(seq 1200); do
+		[ -e "$trace" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -e "$trace" ] || { rm -f "$hold"; return 1; }
+	kill -KILL -- -"$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$hold"
+	sleep 0.3	# the waiting loop, orphaned, ends
+}
+DKMS_KP="point    | tg-prop in tree | status after the kill       | after dkms install again"
+mkdir -p /run/tg-dkms-test
+for point in build install; do
+	case $point in
+	build) hold=build trace=/run/tg-dkms-test/building ;;
+	install) hold=pre-install trace=/run/tg-dkms-test/tg-prop-pre-install ;;
+	esac
+	if ! dkms_kill_at "$point" "$hold" "$trace"; then
+		notok "dkms kill point $point: dkms never got there"; continue
+	fi
+	"$B/taintguard" status --check records >"$T/st" 2>&1
+	src=$?
+	line=$(grep '^tg-prop/1.0 (dkms)' "$T/st" | head -n 1)
+	if installed tgprop; then intree=yes; else intree=no; fi
+	case $intree:$line in
+	yes:"tg-prop/1.0 (dkms): mark") good=1 ;;
+	no:"" | no:*"[stale: no longer installed]") good=1 ;;	# never a plain mark
+	*) good=0 ;;
+	esac
+	check "dkms kill point $point: status lists tg-prop as a mark only if installed (in tree: $intree, exit $src)" \
+		test "$good" = 1 -a "$src" != 3
+	said=${line#tg-prop/1.0 (dkms): }
+	dk 0 install tg-prop/1.0 -k "$K"
+	"$B/taintguard" status --check records >"$T/st2" 2>&1
+	check "dkms kill point $point, dkms install again: installed, record, listed as a mark" \
+		bash -c "ls '$INST'/tgprop.ko* >/dev/null && test -s '$(record tg-prop)' && grep -qx 'tg-prop/1.0 (dkms): mark' '$T/st2'"
+	DKMS_KP="$DKMS_KP
+$(printf '%-8s | %-15s | %-26s | %s' "$point" "$intree" "${said:--} (exit $src)" "$(installed tgprop && echo installed || echo absent), $(grep -o '^tg-prop/1.0 (dkms): mark.*' "$T/st2" | sed 's/^tg-prop\/1.0 (dkms): //')")"
+done
+echo "# dkms kill points:"
+echo "$DKMS_KP" | sed 's/^/#   /'
+
 # ------------------------------------------------------------ uninstall
 remove_pkg tg-prop tgprop
 PREFIX=$PREFIX B=$B sh hooks/install.sh --uninstall > "$LOG" 2>&1

@@ -78,3 +78,130 @@ check "--noplugins: status lists kmod-noplug as unrecorded, judged now (exit $SR
 check "--noplugins: the recorded package is not listed as unrecorded" \
 	bash -c "! grep -q '^kmod-propwait.*unrecorded' <<<\"\$0\"" "$ST"
 [ "$SRC" = 5 ] || echo "$ST" | sed 's/^/#   /'
+
+# --- a kill at each hook boundary (issue 26) ---------------------------------
+# One transaction, kmod-ka then kmod-kb (kb requires ka: rpm orders them so),
+# both marked, kb also carrying a 128 MiB file.  Each scriptlet of theirs
+# waits while /tmp/hold-<scriptlet>-<name> exists in the root, after logging
+# itself, so rpm stops exactly there and is SIGKILLed; where rpm stands then:
+#   tsm_pre    ka's %pretrans: tsm_pre judged both, rpm < 6.1 called psm_pre
+#              for ka's %pretrans stage (ka staged), no file, no rpmdb entry
+#   first      kb's %pre: ka went through psm_post (final record, in the
+#              rpmdb); kb's psm_pre staged kb, nothing of kb on disk yet
+#   payload    kb's big file while rpm writes it (its temporary "path;hex"
+#              name exists and is short of 128 MiB): kb staged, not in the rpmdb
+#   psm_post   kb's %post: rpm added kb to the rpmdb and runs %post before it
+#              calls psm_post, so kb's record is still the staged one
+#   tsm_post   kb's %posttrans: every psm_post ran (both final), tsm_post not
+# The payload has no scriptlet: the test polls for the temporary file and
+# stops rpm (SIGSTOP) the moment it sees it, checks it is partial, then kills.
+mkdir -p "$W/big"
+head -c 134217728 /dev/zero >"$W/big/big.bin"
+hold() { echo "while [ -e /tmp/hold-$1-%{name} ]; do sleep 0.1; done"; }
+kp_defs=(--define 'with_pretrans 1' --define 'with_posttrans 1' --define "pretrans_extra $(hold pretrans)"
+	--define "pre_extra $(hold pre)" --define "post_extra $(hold post)" --define "posttrans_extra $(hold posttrans)")
+pkg kmod-ka 1.0 "propplain.ko:$MD/ka.ko" "${kp_defs[@]}"
+cp "$MODS/propplain.ko" "$W/big/propplain.ko"
+MODS=$W/big pkg kmod-kb 1.0 "propplain.ko:$MD/kb.ko big.bin:/opt/kb/big.bin" "${kp_defs[@]}" \
+	--define 'pkgrequires kmod-ka'
+rm -f "$W/big/big.bin"
+KA=kmod-ka-1.0-1.noarch KB=kmod-kb-1.0-1.noarch
+
+# kill_point NAME: the transaction above, SIGKILLed at NAME; 0 when rpm got there
+kill_point() {
+	local point=$1 hold="" line="" pid i t size=""
+	mkroot
+	cp "$(command -v sleep)" "$R/bin/sleep"
+	rm -f "$R/var/tmp/tgtest-scriptlets.log"
+	case $point in
+	tsm_pre) hold=pretrans-kmod-ka line="pretrans kmod-ka-1.0" ;;
+	first) hold=pre-kmod-kb line="pre kmod-kb-1.0" ;;
+	psm_post) hold=post-kmod-kb line="post kmod-kb-1.0" ;;
+	tsm_post) hold=posttrans-kmod-kb line="posttrans kmod-kb-1.0" ;;
+	esac
+	[ -z "$hold" ] || touch "$R/tmp/$hold"
+	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --define "__plugindir $PLUGDIR" \
+		${TG_PKGVERIFY_LEVEL:+--define "_pkgverify_level $TG_PKGVERIFY_LEVEL"} \
+		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
+		--define "_taintguard_policy $POLICY" -U "$(P kmod-ka)" "$(P kmod-kb)" >"$W/kp.out" 2>&1 &
+	pid=$!
+	KP_AT=""
+	for i in $(seq 6000); do
+		if [ -n "$line" ]; then
+			grep -qx "$line" "$R/var/tmp/tgtest-scriptlets.log" 2>/dev/null && KP_AT=$point && break
+		else
+			t=$(find "$R/opt/kb" -name 'big.bin;*' 2>/dev/null | head -n 1)
+			if [ -n "$t" ]; then
+				kill -STOP "$pid" 2>/dev/null
+				size=$(stat -c %s "$t" 2>/dev/null || echo 0)
+				[ "$size" -lt 134217728 ] && KP_AT=$point
+				break
+			fi
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -f "$R/tmp/hold-"*	# the scriptlet left behind ends within 0.1 s
+	[ -z "$size" ] || echo "# payload: rpm stopped with big.bin;* at $size of 134217728 bytes"
+	[ -n "$KP_AT" ]
+}
+
+# marked_listed NEVRA: status lists it as a mark of an installed package
+marked_listed() { grep -qE "^$1 \(rpm\): mark( \[staged: installed, rpm did not finish\])?\$" <<<"$ST"; }
+# what status says of NEVRA, for the table
+said() {
+	local l
+	l=$(grep -E "^$1 \(rpm\)" <<<"$ST" | head -n 1)
+	case $l in
+	"") echo "-" ;;
+	*"[staged, never installed: dropped]") echo "dropped" ;;
+	*"[staged: installed"*) echo "mark(staged)" ;;
+	*"[stale"*) echo "STALE" ;;
+	*": mark") echo "mark" ;;
+	*) echo "?${l#*: }" ;;
+	esac
+}
+kp_state() {	# kp_state: "ka: in/out status, kb: ..." for the table
+	local p n
+	for p in $KA $KB; do
+		n=${p%-1.0-1.noarch}
+		if installed "$n"; then printf 'in:%s ' "$(said "$p")"; else printf 'out:%s ' "$(said "$p")"; fi
+	done
+}
+KP_TABLE="point     | after the kill (ka kb: rpmdb:status)  | exit | after re-run"
+for point in tsm_pre first payload psm_post tsm_post; do
+	if ! kill_point "$point"; then
+		nok "kill point $point: rpm never got there"; sed 's/^/#   /' "$W/kp.out"; continue
+	fi
+	status_of
+	good=1
+	for p in $KA $KB; do
+		n=${p%-1.0-1.noarch}
+		if installed "$n"; then
+			marked_listed "$p" || good=0
+		elif grep -qE "^$p \(rpm\): mark\$|^$p \(rpm\): mark \[staged: installed" <<<"$ST"; then
+			good=0
+		fi
+	done
+	# a package in the rpmdb always has its record (staged first): never unrecorded
+	case $SRC in 0 | 1) ;; *) good=0 ;; esac
+	row="$(printf '%-9s | %-37s | %-4s' "$point" "$(kp_state)" "$SRC")"
+	check "kill point $point: status names every installed marked package and nothing else (exit $SRC)" \
+		test "$good" = 1
+	[ "$good" = 1 ] || echo "$ST" | sed 's/^/#   /'
+	rm -f "$R/tmp/hold-"*
+	rpmx -U --replacepkgs "$(P kmod-ka)" "$(P kmod-kb)"
+	status_of
+	check "kill point $point, run again: both installed, both records final, status lists both (exit $SRC)" \
+		bash -c "test $RC = 0 && test $SRC = 1 && rpm --root '$R' --dbpath /var/lib/rpm -q kmod-ka kmod-kb &&
+			test \"\$(python3 -c 'import json,sys; print(*(json.load(open(f)).get(\"state\", \"final\") for f in sys.argv[1:]))' \
+				'$(record $KA)' '$(record $KB)')\" = 'final final' &&
+			grep -qx '$KA (rpm): mark' <<<\"\$0\" && grep -qx '$KB (rpm): mark' <<<\"\$0\"" "$ST"
+	[ "$RC" = 0 ] && [ "$SRC" = 1 ] || { show; echo "$ST" | sed 's/^/#   /'; }
+	KP_TABLE="$KP_TABLE
+$row | $(kp_state)exit $SRC"
+done
+echo "# kill points (rpm $RPMVER; ka, kb both marked, kb after ka):"
+echo "$KP_TABLE" | sed 's/^/#   /'

@@ -286,6 +286,11 @@ if [ "${TG_RPM_ONLY:-}" = killed ]; then
 	. tests/rpm/killed.sh
 	finish
 fi
+# TG_RPM_ONLY=races: records written and removed while others read (tests/rpm/races.sh)
+if [ "${TG_RPM_ONLY:-}" = races ]; then
+	. tests/rpm/races.sh
+	finish
+fi
 # TG_RPM_ONLY=disk: full, read-only and failing disks (tests/rpm/disk.sh)
 if [ "${TG_RPM_ONLY:-}" = disk ]; then
 	. tests/rpm/disk.sh
@@ -1011,4 +1016,5 @@ check "kernel update, deny: no %pretrans, no %pre, no kernel file" \
 . tests/rpm/closure.sh
 . tests/rpm/killed.sh
 . tests/rpm/disk.sh
+. tests/rpm/races.sh
 finish
