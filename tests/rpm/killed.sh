@@ -167,10 +167,12 @@ kp_state() {	# kp_state: "ka: in/out status, kb: ..." for the table
 	local p n
 	for p in $KA $KB; do
 		n=${p%-1.0-1.noarch}
-		if installed "$n"; then printf 'in:%s ' "$(said "$p")"; else printf 'out:%s ' "$(said "$p")"; fi
+		# where, what status says, and the record file's own state
+		if installed "$n"; then printf 'in:%s' "$(said "$p")"; else printf 'out:%s' "$(said "$p")"; fi
+		if [ -f "$(record "$p")" ]; then printf '(%s) ' "$(state_of "$(record "$p")")"; else printf '(none) '; fi
 	done
 }
-KP_TABLE="point     | after the kill (ka kb: rpmdb:status)  | exit | after re-run"
+KP_TABLE="point     | after the kill (ka kb: rpmdb:status(record))   | exit | after re-run"
 for point in tsm_pre first payload psm_post tsm_post; do
 	if ! kill_point "$point"; then
 		nok "kill point $point: rpm never got there"; sed 's/^/#   /' "$W/kp.out"; continue
@@ -187,7 +189,7 @@ for point in tsm_pre first payload psm_post tsm_post; do
 	done
 	# a package in the rpmdb always has its record (staged first): never unrecorded
 	case $SRC in 0 | 1) ;; *) good=0 ;; esac
-	row="$(printf '%-9s | %-37s | %-4s' "$point" "$(kp_state)" "$SRC")"
+	row="$(printf '%-9s | %-46s | %-4s' "$point" "$(kp_state)" "$SRC")"
 	check "kill point $point: status names every installed marked package and nothing else (exit $SRC)" \
 		test "$good" = 1
 	[ "$good" = 1 ] || echo "$ST" | sed 's/^/#   /'
