@@ -2,7 +2,7 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 kernel-5.10
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
@@ -140,6 +140,7 @@ chroots_for() {
 	rpm-6.1 | clients) echo sid ;;
 	deb) echo bookworm-debbuild bookworm-deb ;;
 	kernel-7) echo trixie-kbuild ;;
+	kernel-5.10) echo bullseye-kbuild ;;
 	esac
 }
 prefetch_chroots() {
@@ -203,6 +204,8 @@ dispatch() {
 	# Slow guests (TCG-only architectures, old kernels) boot a subset in make check:
 	# every rule that depends on byte order or release at least once (the subset
 	# file says why each case is there); make check-kernel-all boots every case.
+	# kernel-5.10: Debian 11's 5.10 (test modules built in the bullseye-kbuild chroot)
+	kernel-5.10) run_suite kernel-5.10 tests/kernel/run.sh --target 5.10 $(subset tests/kernel/subset-5.10.txt) ;;
 	sanitize)
 		# The same unit and module suites, rebuilt with ASan+UBSan; the
 		# threaded paths under ThreadSanitizer.

@@ -16,6 +16,9 @@
 #   modules are cross-built) and what the arm64 guest runs (static busybox,
 #   kmod and its libraries).  Both architectures live only in this private
 #   apt state: the host's dpkg never learns of arm64.
+#   5.10 (or 5.10.0-N-amd64): Debian 11's kernel, the newest bullseye or
+#   bullseye-security has, with its linux-kbuild-5.10 of the same version;
+#   built in the bullseye-kbuild chroot (its headers want gcc 10).
 #   CHROOT: the tests/lib/chroot.sh chroot whose gcc and glibc its kbuild
 #   needs ("-": the host's will do).
 # Env:   TG_KERNELS_DIR (default /var/tmp/taintguard-kernels)
@@ -33,6 +36,7 @@ ARCH=amd64
 case $SPEC in
 6.12 | 6.12.*+deb12-amd64) suite=bookworm-backports tag=deb12 CHROOT=- ;;
 6.1-arm64 | 6.1.0-*-arm64) suite=bookworm tag=deb12 CHROOT=- ARCH=arm64 ;;
+5.10 | 5.10.0-*-amd64) suite=bullseye tag=deb11 CHROOT=bullseye-kbuild ;;
 # unstable's 7.2 (no MODVERSIONS, like trixie-backports' 7.3): its headers want gcc 16
 7.2 | 7.2.*+deb14-amd64) suite=unstable tag=deb14 CHROOT=sid-kbuild ;;
 # 7.x kbuild binaries need trixie's glibc, its headers a newer gcc than bookworm's
@@ -48,6 +52,9 @@ deb http://deb.debian.org/debian $suite-updates main
 deb http://deb.debian.org/debian-security $suite-security main"
 	APTD=$TOPDIR/apt-$suite-arm64
 fi
+# Debian 11 (LTS) gets its new kernels through the security archive only
+[ "$tag" != deb11 ] || SRC="$SRC
+deb http://deb.debian.org/debian-security $suite-security main"
 mkdir -p "$TOPDIR"
 exec 9>"$TOPDIR/.lock"
 flock 9
@@ -89,6 +96,9 @@ case $SPEC in
 	[ -n "$KVER" ] || KVER=$(apt-cache pkgnames linux-image-6.1.0- | grep -E '^linux-image-6\.1\.0-[0-9]+-arm64$' |
 		sed 's/^linux-image-//' | sort -V | tail -n 1)
 	[ -n "$KVER" ] || die "no linux-image-6.1.0-*-arm64 in $SRC" ;;
+5.10)	KVER=$(apt-cache pkgnames linux-image-5.10.0- | grep -E '^linux-image-5\.10\.0-[0-9]+-amd64$' |
+		sed 's/^linux-image-//' | sort -V | tail -n 1)
+	[ -n "$KVER" ] || die "no linux-image-5.10.0-*-amd64 in $SRC" ;;
 *-*) KVER=$SPEC ;;
 *)	pat=${SPEC//./\\.}\.[0-9]+            # 6.12 -> 6.12.N
 	[[ $SPEC == *.* ]] || pat=$pat\.[0-9]+     # 7 -> 7.N.M
@@ -106,8 +116,13 @@ if [ "$ARCH" = arm64 ]; then
 	PKGS="linux-image-$KVER=$v linux-headers-$KVER=$v linux-headers-$ver-common=$v linux-kbuild-6.1:amd64=$v"
 	PKGS="$PKGS busybox-static kmod libc6 libzstd1 liblzma5 libssl3"
 fi
+if [ "$tag" = deb11 ]; then
+	# Debian 11 names kbuild by series too (linux-kbuild-5.10): the image's version
+	v=$(apt-cache show "linux-image-$KVER" | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	PKGS="linux-image-$KVER=$v linux-headers-$KVER=$v linux-headers-$ver-common=$v linux-kbuild-5.10=$v"
+fi
 # Debian 13's 7.x splits the image package: the kernel, its modules, the rest.
-[ "$tag" = deb12 ] || PKGS="$PKGS linux-binary-$KVER linux-modules-$KVER linux-base-$KVER"
+[ "$tag" = deb12 ] || [ "$tag" = deb11 ] || PKGS="$PKGS linux-binary-$KVER linux-modules-$KVER linux-base-$KVER"
 
 D=$TOPDIR/$KVER
 R=$D/root

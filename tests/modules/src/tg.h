@@ -8,7 +8,9 @@
  *   TG_USE_BINFILE  reference sysfs_create_bin_file() (EXPORT_SYMBOL_GPL)
  *   TG_USE_PROP     call tg_prop_fn()           (EXPORT_SYMBOL of propexp.ko)
  *   TG_USE_NS       call tg_ns_fn()             (EXPORT_SYMBOL_NS_GPL, TGNS, exporter.ko)
- *   TG_USE_CIPHER   reference crypto_cipher_setkey() (GPL, namespace CRYPTO_INTERNAL)
+ *   TG_USE_CIPHER   reference crypto_cipher_setkey() (GPL, namespace CRYPTO_INTERNAL, 5.12+)
+ *   TG_USE_FWNS     reference fw_fallback_config (GPL, namespace FIRMWARE_LOADER_PRIVATE,
+ *                   vmlinux; before 5.12 the one namespaced export of Debian's vmlinux)
  *   TG_USE_NOCRC    call tg_nocrc_gpl_fn()      (EXPORT_SYMBOL_GPL of nocrcexp.ko, no CRCs)
  *   TG_USE_STRNS    call tg_strns_fn()          (namespace "TG.str-ns" of strnsexp.ko, 6.13+)
  *   TG_USE_MODNS    call tg_modns_fn()          (exported for module modnsok only, modnsexp.ko, 6.16+)
@@ -31,6 +33,19 @@
 #else
 #define TG_NS(ns) ns
 #endif
+/*
+ * 5.10's namespace macros stringify their argument as written (#ns), which
+ * would make TG_NS(NS) the namespace: give them 6.1's __stringify() form (the
+ * same three-argument __EXPORT_SYMBOL() from 5.4 to 6.4).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#undef EXPORT_SYMBOL_NS
+#undef EXPORT_SYMBOL_NS_GPL
+#undef MODULE_IMPORT_NS
+#define EXPORT_SYMBOL_NS(sym, ns) __EXPORT_SYMBOL(sym, "", __stringify(ns))
+#define EXPORT_SYMBOL_NS_GPL(sym, ns) __EXPORT_SYMBOL(sym, "_gpl", __stringify(ns))
+#define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, __stringify(ns))
+#endif
 #if defined(TG_USE_KTIME)
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
@@ -47,6 +62,9 @@ int tg_prop_fn(void);
 #endif
 #if defined(TG_USE_NS)
 int tg_ns_fn(void);
+#endif
+#if defined(TG_USE_FWNS)
+extern char fw_fallback_config[];	/* a struct; only its address is taken */
 #endif
 #if defined(TG_USE_NOCRC)
 int tg_nocrc_gpl_fn(void);
@@ -88,6 +106,9 @@ static int __init tg_init(void)
 #endif
 #if defined(TG_USE_CIPHER)
 		v += crypto_cipher_setkey(NULL, NULL, 0);
+#endif
+#if defined(TG_USE_FWNS)
+		v += (long)fw_fallback_config;
 #endif
 	}
 	pr_info("%s: taintguard test module loaded (%lld)\n", KBUILD_MODNAME, v);
