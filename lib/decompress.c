@@ -20,6 +20,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "confine.h"
 #include "decompress.h"
 
 /* liblzma's own memory use (dictionary) is capped separately from the output. */
@@ -492,6 +493,16 @@ int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
 		  uint64_t cap, void **out, size_t *outlen, const char *label,
 		  struct tg_error *err)
 {
+	/* the bytes are untrusted: decoded by a confined process (confine.c) */
+	if (tg_confine_enabled())
+		return tg_confine_decompress(kind, in, inlen, cap, out, outlen, label, err);
+	return tg_decompress_here(kind, in, inlen, cap, out, outlen, label, err);
+}
+
+int tg_decompress_here(enum tg_compression kind, const void *in, size_t inlen,
+		       uint64_t cap, void **out, size_t *outlen, const char *label,
+		       struct tg_error *err)
+{
 	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
 	int r = decompress_into(kind, in, inlen, &o, label, err);
 
@@ -510,6 +521,20 @@ int tg_decompress_image(enum tg_compression kind, const void *in, size_t inlen, 
 	r = decompress_into(kind, in, inlen, &o, label, err);
 	*img = (struct tg_image){ .p = o.p, .len = o.len, .size = o.size };
 	return r;
+}
+
+/*
+ * In the child of a fork (confine.c): another thread may have held one of
+ * the caches' locks or been halfway through an update when the process was
+ * copied.  Start with fresh locks and empty caches (what they held stays
+ * allocated in this copy: a few buffers, never freed, never reused).
+ */
+void tg_decompress_forget(void)
+{
+	spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	xz_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	dctx_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	n_spare = n_xz = n_dctx = 0;
 }
 
 /* ------------------------------------------------------------ kernel images */
