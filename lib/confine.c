@@ -311,6 +311,17 @@ static void worker_free(void *p)
 	free(p);
 }
 
+/* The exiting thread's worker (the other threads' go with them): reaped, its time counted. */
+__attribute__((destructor)) static void confine_fini(void)
+{
+	struct worker *w = enabled ? pthread_getspecific(key) : NULL;
+
+	if (w) {
+		pthread_setspecific(key, NULL);
+		worker_free(w);
+	}
+}
+
 static void init(void)
 {
 	const char *e = getenv("TG_CONFINE");
@@ -547,9 +558,9 @@ int tg_confine_open(const void *data, size_t len, const char *label,
 	return 0;
 }
 
-int tg_confine_decompress(enum tg_compression kind, const void *in, size_t inlen,
-			  uint64_t cap, void **out, size_t *outlen, const char *label,
-			  struct tg_error *err)
+static int confine_decompress(enum tg_compression kind, const void *in, size_t inlen,
+			      uint64_t cap, void **out, size_t *outlen, const char *label,
+			      struct tg_error *err)
 {
 	struct req q = { .op = OP_DECOMPRESS, .kind = kind, .len = inlen, .cap = cap };
 
@@ -559,4 +570,14 @@ int tg_confine_decompress(enum tg_compression kind, const void *in, size_t inlen
 	if (q.lim.max_module_size < cap)
 		q.lim.max_module_size = cap;
 	return request(&q, label ? label : "<memory>", in, cap, out, outlen, err);
+}
+
+/* The public decompressor: its bytes are untrusted too (a module, a Module.symvers). */
+int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
+		  uint64_t cap, void **out, size_t *outlen, const char *label,
+		  struct tg_error *err)
+{
+	if (tg_confine_enabled())
+		return confine_decompress(kind, in, inlen, cap, out, outlen, label, err);
+	return tg_decompress_here(kind, in, inlen, cap, out, outlen, label, err);
 }

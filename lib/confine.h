@@ -23,12 +23,12 @@
 /* false when TG_CONFINE=off (or 0, no) is in the environment: parse in this process. */
 bool tg_confine_enabled(void);
 
-/* tg_module_open_mem() and tg_decompress(), done by this thread's confined worker. */
+/*
+ * tg_module_open_mem() done by this thread's confined worker (module_open.c);
+ * tg_decompress() is confine.c's and sends its bytes to the worker itself.
+ */
 int tg_confine_open(const void *data, size_t len, const char *label,
 		    const struct tg_limits *lim, struct tg_module **out, struct tg_error *err);
-int tg_confine_decompress(enum tg_compression kind, const void *in, size_t inlen,
-			  uint64_t cap, void **out, size_t *outlen, const char *label,
-			  struct tg_error *err);
 
 /* What the worker runs: the unconfined readers (module.c, decompress.c). */
 int tg_module_parse_mem(const void *data, size_t len, const char *label,

@@ -489,16 +489,6 @@ static int decompress_into(enum tg_compression kind, const void *in, size_t inle
 	return 0;
 }
 
-int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
-		  uint64_t cap, void **out, size_t *outlen, const char *label,
-		  struct tg_error *err)
-{
-	/* the bytes are untrusted: decoded by a confined process (confine.c) */
-	if (tg_confine_enabled())
-		return tg_confine_decompress(kind, in, inlen, cap, out, outlen, label, err);
-	return tg_decompress_here(kind, in, inlen, cap, out, outlen, label, err);
-}
-
 int tg_decompress_here(enum tg_compression kind, const void *in, size_t inlen,
 		       uint64_t cap, void **out, size_t *outlen, const char *label,
 		       struct tg_error *err)

@@ -39,7 +39,7 @@ static int setup(void **state)
 
 	(void)state;
 	/* a hung reader is the test's: do not wait the default minute for it */
-	setenv("TG_CONFINE_TIMEOUT", "3", 1);
+	setenv("TG_CONFINE_TIMEOUT", "10", 1);
 	if (!target_release() || !(f = fopen(DUMMY, "r"))) {
 		printf("skip: no %s\n", target_release() ? DUMMY : "target kernel (TG_KERNEL)");
 		return 0;
@@ -208,7 +208,7 @@ static void test_hang_unreadable(void **state)
 {
 	(void)state;
 	NEED_MODULE();
-	expect_unreadable("hang", "confined parser took more than 3 s");
+	expect_unreadable("hang", "confined parser took more than 10 s");
 }
 
 /* The worker's address space is limited to what the limits need: 2 GiB cannot be had. */
