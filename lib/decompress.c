@@ -20,6 +20,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "confine.h"
 #include "decompress.h"
 
 /* liblzma's own memory use (dictionary) is capped separately from the output. */
@@ -488,9 +489,9 @@ static int decompress_into(enum tg_compression kind, const void *in, size_t inle
 	return 0;
 }
 
-int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
-		  uint64_t cap, void **out, size_t *outlen, const char *label,
-		  struct tg_error *err)
+int tg_decompress_here(enum tg_compression kind, const void *in, size_t inlen,
+		       uint64_t cap, void **out, size_t *outlen, const char *label,
+		       struct tg_error *err)
 {
 	struct outbuf o = { .cap = cap, .want = UINT64_MAX };
 	int r = decompress_into(kind, in, inlen, &o, label, err);
@@ -510,6 +511,20 @@ int tg_decompress_image(enum tg_compression kind, const void *in, size_t inlen, 
 	r = decompress_into(kind, in, inlen, &o, label, err);
 	*img = (struct tg_image){ .p = o.p, .len = o.len, .size = o.size };
 	return r;
+}
+
+/*
+ * In the child of a fork (confine.c): another thread may have held one of
+ * the caches' locks or been halfway through an update when the process was
+ * copied.  Start with fresh locks and empty caches (what they held stays
+ * allocated in this copy: a few buffers, never freed, never reused).
+ */
+void tg_decompress_forget(void)
+{
+	spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	xz_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	dctx_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	n_spare = n_xz = n_dctx = 0;
 }
 
 /* ------------------------------------------------------------ kernel images */

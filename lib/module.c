@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "confine.h"
 #include "decompress.h"
 #include "keyring.h"
 #include "module_internal.h"
@@ -231,9 +232,47 @@ static int parse_image(struct tg_image *img, struct tg_module *m, const struct t
 	return r;
 }
 
-int tg_module_open_mem(const void *data, size_t len, const char *label,
-		       const struct tg_limits *lim, struct tg_module **out,
-		       struct tg_error *err)
+#ifdef TG_TEST_HOOKS
+/*
+ * Test builds only (tests/unit/test_confine.c): a module whose decompressed
+ * bytes carry "TG_TEST_HOOK=<what>" makes the reader do what a subverted
+ * parser would, to prove the confinement stops it.
+ */
+static void test_hook(const struct tg_image *img)
+{
+	static const char mark[] = "TG_TEST_HOOK=";
+	const char *h = memmem(img->p, img->len, mark, sizeof(mark) - 1);
+	char *argv[] = { (char *)"/bin/true", NULL };
+
+	if (!h)
+		return;
+	h += sizeof(mark) - 1;
+	if (!strncmp(h, "openat", 6))
+		close(openat(AT_FDCWD, "/etc/passwd", O_RDONLY));
+	else if (!strncmp(h, "execve", 6))
+		execve(argv[0], argv, argv + 1);
+	else if (!strncmp(h, "abort", 5))
+		abort();
+	else if (!strncmp(h, "hang", 4))
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	else if (!strncmp(h, "eatmem", 6))
+		for (int i = 0; i < 32; i++) {	/* 2 GiB, unless the address space limit stops it */
+			char *p = malloc(64u << 20);
+
+			if (!p)
+				abort();
+			memset(p, 1, 64u << 20);
+		}
+}
+#else
+#define test_hook(img) ((void)0)
+#endif
+
+/* What a confined worker runs (confine.c); tg_module_open_mem() in this process when off. */
+int tg_module_parse_mem(const void *data, size_t len, const char *label,
+			const struct tg_limits *lim, struct tg_module **out,
+			struct tg_error *err)
 {
 	struct tg_limits def;
 	struct tg_module *m;
@@ -261,6 +300,7 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 	if (r < 0)
 		goto fail;
 	m->image_size = img.len;
+	test_hook(&img);
 	r = parse_image(&img, m, lim, err);
 	if (r < 0)
 		goto fail;
@@ -268,39 +308,6 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 	return 0;
 fail:
 	tg_module_free(m);
-	return r;
-}
-
-int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
-		      struct tg_module **out, struct tg_error *err)
-{
-	struct tg_limits def;
-	void *buf = NULL;
-	size_t len = 0;
-	int r;
-
-	*out = NULL;
-	lim = limits_or_default(lim, &def);
-	if (!label)
-		label = "<fd>";
-	r = tg_read_fd(fd, label, lim->max_input_size, &buf, &len, err);
-	if (r < 0)
-		return r;
-	r = tg_module_open_mem(buf, len, label, lim, out, err);
-	free(buf);
-	return r;
-}
-
-int tg_module_open_path(const char *path, const struct tg_limits *lim,
-			struct tg_module **out, struct tg_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-
-	*out = NULL;
-	if (fd < 0)
-		return tg_fail(err, -errno, "%s: %s", path, strerror(errno));
-	r = tg_module_open_fd(fd, path, lim, out, err);
-	close(fd);
 	return r;
 }
 

@@ -205,6 +205,14 @@ bool tg_module_file_name(const char *path);
 /* The module name kmod derives from a file name ("lve-x.ko.xz" -> "lve_x"), malloc'ed; NULL if none. */
 char *tg_module_name_from_file(const char *path);
 
+/*
+ * The bytes are decompressed and parsed by a confined worker process
+ * (seccomp: no files, no exec, no network), as are tg_decompress()'s;
+ * TG_CONFINE=off in the environment parses in the calling process instead
+ * (docs/confinement.md).  -ECHILD: the worker died, made a forbidden system
+ * call or overran its time or memory; the module is hostile or broken,
+ * unreadable, never to be taken as clean.
+ */
 int tg_module_open_path(const char *path, const struct tg_limits *lim,
 			struct tg_module **out, struct tg_error *err);
 /* Reads @fd from its current offset to EOF; does not close it. */

@@ -56,6 +56,11 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 		*m = NULL;
 		return 0;
 	}
+	/* the confined reader died on these bytes (taintguard.h): hostile, always a finding */
+	if (err.code == -ECHILD) {
+		*error = strdup(err.msg);
+		return -1;
+	}
 	/* Unreadable: a finding if it is (or claims to be) a module. */
 	if (c != TG_COMP_NONE) {
 		struct tg_error derr = { 0 };

@@ -7,6 +7,9 @@ OUT=${TG_MODULES_OUT:-tests/modules/out}
 . tests/lib/kernel.sh
 K=$TG_KERNEL
 pass=0 fail=0
+# the confined module readers (docs/confinement.md) would run valgrind's own system
+# calls under their filter: read in the process valgrind watches
+export TG_CONFINE=off
 tests/modules/build.sh "$OUT" >/dev/null || { echo "not ok - test modules"; echo "0 passed, 1 failed"; exit 1; }
 mapfile -t files < <(find "$OUT" -path "$OUT/.*" -prune -o -type f \( -name '*.ko' -o -name '*.ko.*' \) -print | sort)
 vg() {	# vg DESCRIPTION ARGS...

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Untrusted module bytes are parsed by confined worker processes.
+ *
+ * The rpm plugin runs inside rpm as root, the DKMS hook as root, and audit
+ * and check read modules of packages anyone can build: a bug in a
+ * decompressor, libelf, OpenSSL's DER parser or our own readers must not
+ * give a hostile module the caller's privileges.  So tg_module_open_mem()
+ * and tg_decompress(), where every front end's module bytes pass, hand the
+ * bytes to a worker process that may only compute: seccomp allows reading
+ * its request socket, writing its answer, memory management and dying
+ * (docs/confinement.md lists the calls and why).  It cannot open a file,
+ * execute, connect, signal another process or ptrace.
+ *
+ * The worker answers with the module's facts (module_facts.c), which are
+ * read back here as untrusted bytes; the fields that describe the input
+ * rather than its contents (label, size, compression) are the parent's own.
+ * A worker that dies, is killed by seccomp, answers nonsense or does not
+ * answer within TG_CONFINE_TIMEOUT_S is killed and the module is unreadable
+ * (TG_CONFINE_FAILED), which every front end refuses as any unreadable
+ * module; the thread's next module gets a new worker.
+ *
+ * Signatures: the PKCS#7 is parsed in the worker (tg_signature_read() ->
+ * tg_sigdata_read(): signer, key id, digest algorithm, digests of the signed
+ * bytes), so DER that crashes or subverts OpenSSL does so there.  Checking
+ * it against a kernel's keys (tg_sig_check()) needs the keys of each target
+ * kernel, which are gathered after the worker exists; it runs in the caller
+ * and parses the DER the worker returned, which a subverted worker chooses.
+ * That re-parse is not confined yet (docs/confinement.md, "Not confined").
+ *
+ * Speed: one worker per thread, started when the thread first reads a
+ * module and kept (an audit reads thousands): a request costs a copy of the
+ * compressed bytes through a socket and the facts back.  The worker is
+ * forked from a thread of a process that may have others; what it uses that
+ * another thread could have held locked at the fork (the decompressors'
+ * caches) is reset in the child, and glibc's malloc handles its own.
+ *
+ * TG_CONFINE=off in the environment parses in the calling process, for
+ * programs that cannot fork or run under valgrind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <gelf.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <seccomp.h>
+
+#include "confine.h"
+
+#define REQ_MAGIC 0x52434754u	/* "TGCR" */
+#define OP_OPEN 1
+#define OP_DECOMPRESS 2
+/* The worker's request socket, wherever socketpair() put it. */
+#define WORKER_FD 3
+/* The worker exits with this when it could not confine itself. */
+#define EXIT_NOCONFINE 70
+/* Address space a worker may add to what the fork gave it, beyond its inputs. */
+#define AS_SLACK (128ull << 20)
+
+struct req {
+	uint32_t magic, op, kind, label_len;
+	uint64_t len, cap;
+	struct tg_limits lim;
+};
+
+struct rep {
+	int32_t r;
+	uint32_t pad;
+	uint64_t len;		/* facts, the decompressed bytes, or the message */
+};
+
+struct worker {
+	pid_t pid;		/* 0: none running */
+	int fd;
+	uint64_t budget;	/* the inputs its memory limit was sized for */
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t key;
+static bool enabled;
+static int timeout_s = TG_CONFINE_TIMEOUT_S;
+
+/* ------------------------------------------------------------ the worker */
+
+static bool read_full(int fd, void *p, size_t n)
+{
+	while (n) {
+		ssize_t k = read(fd, p, n);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		p = (char *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool write_full(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		p = (const char *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool answer(int r, const void *body, size_t len)
+{
+	struct rep rep = { .r = r, .len = len };
+
+	return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
+}
+
+/*
+ * The system calls reading a module needs, and nothing else.  Memory may
+ * not be made executable; only the request socket is read; only it and
+ * stderr (sanitizer reports) are written.  abort() needs its own signal.
+ */
+static int confine_self(void)
+{
+	static const int plain[] = {
+		SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+		SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn),
+		SCMP_SYS(rt_sigprocmask), SCMP_SYS(futex), SCMP_SYS(getpid), SCMP_SYS(gettid),
+		SCMP_SYS(clock_gettime), SCMP_SYS(getrandom),
+	};
+	scmp_filter_ctx c = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	int r = c ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !r && i < TG_ARRAY_SIZE(plain); i++)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, plain[i], 0);
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(read), 1,
+				     SCMP_A0(SCMP_CMP_EQ, WORKER_FD));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+				     SCMP_A0(SCMP_CMP_EQ, WORKER_FD));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, 2));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+	if (!r)
+		r = seccomp_load(c);
+	seccomp_release(c);
+	return r;
+}
+
+/* The address space the fork gave us, from /proc (0 when there is none: a chroot). */
+static uint64_t vm_size(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Everything that needs a file or a lock of the parent happens before the
+ * filter: OpenSSL's configuration and digests are loaded by using them.
+ */
+static void prepare(int fd, uint64_t budget)
+{
+	static const int digests[] = { NID_sha1, NID_sha224, NID_sha256, NID_sha384, NID_sha512,
+				       NID_sha3_256, NID_sha3_384, NID_sha3_512, NID_sm3 };
+	struct rlimit no_core = { 0, 0 };
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen;
+	int null;
+
+	if (fd != WORKER_FD && (dup2(fd, WORKER_FD) < 0 || close(fd) < 0))
+		_exit(EXIT_NOCONFINE);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	dup2(null >= 0 ? null : WORKER_FD, 0);
+	dup2(null >= 0 ? null : WORKER_FD, 1);
+	/* nothing of the parent's (an rpm database, a record being written) stays reachable */
+	if (close_range(WORKER_FD + 1, ~0u, 0) < 0)
+		for (int i = WORKER_FD + 1; i < 65536; i++)
+			close(i);
+	setrlimit(RLIMIT_CORE, &no_core);
+#ifndef __SANITIZE_ADDRESS__	/* ASan reserves terabytes of shadow address space */
+	{
+		uint64_t vm = vm_size();
+		struct rlimit as = { vm + budget + AS_SLACK, vm + budget + AS_SLACK };
+
+		if (vm)
+			setrlimit(RLIMIT_AS, &as);
+	}
+#endif
+	tg_decompress_forget();
+	elf_version(EV_CURRENT);
+	OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
+	for (size_t i = 0; i < TG_ARRAY_SIZE(digests); i++) {
+		const EVP_MD *t = EVP_get_digestbynid(digests[i]);
+
+		if (t)
+			EVP_Digest("", 0, md, &mdlen, t, NULL);
+	}
+	if (confine_self() < 0)
+		_exit(EXIT_NOCONFINE);
+}
+
+static void serve_one(const struct req *q, const char *label, const void *data)
+{
+	struct tg_error err = { 0 };
+	int r;
+
+	if (q->op == OP_OPEN) {
+		struct tg_module *m = NULL;
+		void *facts = NULL;
+		size_t flen = 0;
+
+		r = tg_module_parse_mem(data, q->len, label, &q->lim, &m, &err);
+		if (r == 0 && (r = tg_module_facts_write(m, &facts, &flen)) < 0)
+			tg_fail(&err, r, "%s: out of memory", label);
+		if (!(r == 0 ? answer(0, facts, flen) : answer(r, err.msg, strlen(err.msg))))
+			_exit(0);
+		free(facts);
+		tg_module_free(m);
+	} else {
+		void *out = NULL;
+		size_t olen = 0;
+
+		r = tg_decompress_here((enum tg_compression)q->kind, data, q->len, q->cap, &out, &olen,
+				       label, &err);
+		if (!(r == 0 ? answer(0, out, olen) : answer(r, err.msg, strlen(err.msg))))
+			_exit(0);
+		free(out);
+	}
+}
+
+static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t budget)
+{
+	/* dies with the thread that started it */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(0);
+	prepare(fd, budget);
+	for (;;) {
+		struct req q;
+		char *label;
+		void *data;
+
+		if (!read_full(WORKER_FD, &q, sizeof(q)) || q.magic != REQ_MAGIC ||
+		    q.label_len > 4096)
+			_exit(0);
+		label = malloc(q.label_len + 1);
+		data = malloc(q.len ? q.len : 1);
+		if (!label || !data || !read_full(WORKER_FD, label, q.label_len) ||
+		    !read_full(WORKER_FD, data, q.len))
+			_exit(0);
+		label[q.label_len] = '\0';
+		serve_one(&q, label, data);
+		free(label);
+		free(data);
+	}
+}
+
+/* ------------------------------------------------------------ the caller */
+
+static void worker_stop(struct worker *w, bool kill_it)
+{
+	if (!w->pid)
+		return;
+	close(w->fd);		/* a healthy worker exits on EOF */
+	if (kill_it)
+		kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+	w->fd = -1;
+}
+
+static void worker_free(void *p)
+{
+	worker_stop(p, false);
+	free(p);
+}
+
+/* The exiting thread's worker (the other threads' go with them): reaped, its time counted. */
+__attribute__((destructor)) static void confine_fini(void)
+{
+	struct worker *w = enabled ? pthread_getspecific(key) : NULL;
+
+	if (w) {
+		pthread_setspecific(key, NULL);
+		worker_free(w);
+	}
+}
+
+static void init(void)
+{
+	const char *e = getenv("TG_CONFINE");
+
+	const char *t = getenv("TG_CONFINE_TIMEOUT");
+
+	enabled = !e || !(!strcmp(e, "off") || !strcmp(e, "0") || !strcmp(e, "no"));
+	if (t && atoi(t) > 0)
+		timeout_s = atoi(t);
+	if (enabled && pthread_key_create(&key, worker_free) != 0)
+		enabled = false;
+}
+
+bool tg_confine_enabled(void)
+{
+	pthread_once(&once, init);
+	return enabled;
+}
+
+static int worker_start(struct worker *w, uint64_t budget)
+{
+	int sv[2];
+	pid_t parent = getpid(), pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		worker_main(sv[1], parent, budget);
+	}
+	close(sv[1]);
+	w->pid = pid;
+	w->fd = sv[0];
+	w->budget = budget;
+	return 0;
+}
+
+static struct worker *this_worker(void)
+{
+	struct worker *w = pthread_getspecific(key);
+
+	if (!w && (w = calloc(1, sizeof(*w)))) {
+		w->fd = -1;
+		if (pthread_setspecific(key, w) != 0) {
+			free(w);
+			w = NULL;
+		}
+	}
+	return w;
+}
+
+static int64_t ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(deadline->tv_sec - now.tv_sec) * 1000 +
+	       (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* Send or receive @n bytes before @deadline; -ETIMEDOUT, -EPIPE (EOF) or -errno. */
+static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *deadline)
+{
+	while (n) {
+		struct pollfd pf = { .fd = fd, .events = out ? POLLOUT : POLLIN };
+		int64_t left = ms_left(deadline);
+		ssize_t k;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pf, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!pf.revents)
+			continue;
+		k = out ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k < 0)
+			return errno == ECONNRESET ? -EPIPE : -errno;
+		if (k == 0)
+			return -EPIPE;
+		p = (char *)p + k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Why the worker ended, as the module's error; the worker is gone afterwards. */
+static int worker_failed(struct worker *w, int why, const char *label, struct tg_error *err)
+{
+	int st = 0;
+	pid_t got = 0;
+
+	close(w->fd);
+	/* an answer cut short: the worker is dying; give it a moment to be reaped */
+	for (int i = 0; why == -EPIPE && i < 100 && !got; i++) {
+		got = waitpid(w->pid, &st, WNOHANG);
+		if (!got)
+			usleep(10000);
+	}
+	if (got <= 0) {
+		kill(w->pid, SIGKILL);
+		if (waitpid(w->pid, got < 0 ? NULL : &st, 0) < 0)
+			st = 0;
+	}
+	w->pid = 0;
+	w->fd = -1;
+	if (why == -ETIMEDOUT)
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser took more than %d s "
+			       "and was killed", label, timeout_s);
+	if (got > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser was killed for a "
+			       "forbidden system call (seccomp)", label);
+	if (got > 0 && WIFSIGNALED(st))
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser died of signal %d (%s)",
+			       label, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == EXIT_NOCONFINE)
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the parser cannot be confined (seccomp "
+			       "unavailable); TG_CONFINE=off reads modules unconfined", label);
+	if (why == -EBADMSG)
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser answered nonsense", label);
+	return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser ended without an answer (%s)",
+		       label, strerror(-why));
+}
+
+/*
+ * One request to this thread's worker.  0 with the answer in *body (r = 0,
+ * at most @max bytes, NUL-terminated) or the worker's own error in @err
+ * (r < 0, returned); TG_CONFINE_FAILED when the worker failed.
+ */
+static int request(struct req *q, const char *label, const void *data, uint64_t max,
+		   void **body, size_t *blen, struct tg_error *err)
+{
+	struct worker *w = this_worker();
+	uint64_t budget = q->lim.max_input_size + 2 * q->lim.max_module_size;
+	struct timespec deadline;
+	struct rep rep;
+	char *b = NULL;
+	int r;
+
+	*body = NULL;
+	*blen = 0;
+	if (!w)
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	if (w->pid && w->budget != budget)
+		worker_stop(w, false);	/* its memory limit was sized for other limits */
+	if (!w->pid && (r = worker_start(w, budget)) < 0)
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: cannot start the confined parser: %s",
+			       label, strerror(-r));
+	q->magic = REQ_MAGIC;
+	q->label_len = (uint32_t)strnlen(label, 4096);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_s;
+	r = xfer(w->fd, true, q, sizeof(*q), &deadline);
+	if (!r)
+		r = xfer(w->fd, true, (void *)label, q->label_len, &deadline);
+	if (!r)
+		r = xfer(w->fd, true, (void *)data, q->len, &deadline);
+	if (!r)
+		r = xfer(w->fd, false, &rep, sizeof(rep), &deadline);
+	if (!r && (rep.r > 0 || (rep.r == 0 && rep.len > max) || (rep.r < 0 && rep.len >= TG_ERRMAX)))
+		r = -EBADMSG;
+	if (!r && !(b = malloc(rep.len + 1)))
+		r = -ENOMEM;
+	if (!r)
+		r = xfer(w->fd, false, b, rep.len, &deadline);
+	if (r < 0) {
+		free(b);
+		return r == -ENOMEM ? tg_fail(err, r, "%s: out of memory", label)
+				    : worker_failed(w, r, label, err);
+	}
+	b[rep.len] = '\0';
+	if (rep.r < 0) {
+		/* the worker's message names the module by the label it was sent */
+		r = tg_fail(err, rep.r, "%s", b);
+		free(b);
+		return r;
+	}
+	*body = b;
+	*blen = rep.len;
+	return 0;
+}
+
+int tg_confine_open(const void *data, size_t len, const char *label,
+		    const struct tg_limits *lim, struct tg_module **out, struct tg_error *err)
+{
+	struct req q = { .op = OP_OPEN, .len = len };
+	struct tg_module *m = NULL;
+	void *facts;
+	size_t flen;
+	int r;
+
+	*out = NULL;
+	if (!label)
+		label = "<memory>";
+	if (lim)
+		q.lim = *lim;
+	else
+		tg_limits_default(&q.lim);
+	r = request(&q, label, data, q.lim.max_module_size, &facts, &flen, err);
+	if (r < 0)
+		return r;
+	r = tg_module_facts_read(facts, flen, &q.lim, &m, err);
+	free(facts);
+	if (r < 0) {
+		/* a worker sending what the facts reader refuses is not to be trusted again */
+		worker_stop(this_worker(), true);
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser answered nonsense",
+			       label);
+	}
+	/* what describes the input is ours, not the worker's to say */
+	free(m->label);
+	free(m->file_modname);
+	m->label = strdup(label);
+	m->file_modname = tg_module_name_from_file(label);
+	m->file_size = len;
+	m->compression = tg_compression_detect(data, len);
+	if (!m->label) {
+		tg_module_free(m);
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	}
+	*out = m;
+	return 0;
+}
+
+static int confine_decompress(enum tg_compression kind, const void *in, size_t inlen,
+			      uint64_t cap, void **out, size_t *outlen, const char *label,
+			      struct tg_error *err)
+{
+	struct req q = { .op = OP_DECOMPRESS, .kind = kind, .len = inlen, .cap = cap };
+
+	tg_limits_default(&q.lim);
+	if (q.lim.max_input_size < inlen)
+		q.lim.max_input_size = inlen;
+	if (q.lim.max_module_size < cap)
+		q.lim.max_module_size = cap;
+	return request(&q, label ? label : "<memory>", in, cap, out, outlen, err);
+}
+
+/* The public decompressor: its bytes are untrusted too (a module, a Module.symvers). */
+int tg_decompress(enum tg_compression kind, const void *in, size_t inlen,
+		  uint64_t cap, void **out, size_t *outlen, const char *label,
+		  struct tg_error *err)
+{
+	if (tg_confine_enabled())
+		return confine_decompress(kind, in, inlen, cap, out, outlen, label, err);
+	return tg_decompress_here(kind, in, inlen, cap, out, outlen, label, err);
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The confined module reader (lib/confine.c): a module read confined has the
+ * same facts as one read in this process; a reader that attempts a
+ * forbidden system call (openat, execve), crashes, hangs or eats memory
+ * makes the module unreadable, judged as any unreadable module, and the
+ * next module is read normally.  Linked with the reader built with
+ * TG_TEST_HOOKS (Makefile): a module carrying "TG_TEST_HOOK=<what>" makes
+ * the reader do <what>.  The module is the target kernel's own dummy.ko.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "taintguard.h"
+#include "target.h"
+#include "confine.h"
+
+#define DUMMY target_module("/lib/modules/%s/kernel/drivers/net/dummy.ko")
+
+static unsigned char *raw;	/* the module file as installed (compressed, signed) */
+static size_t raw_len;
+static unsigned char *plain;	/* its ELF alone, with room for a marker after it */
+static size_t plain_len;
+
+static int setup(void **state)
+{
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+	void *img = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	/* a hung reader is the test's: do not wait the default minute for it */
+	setenv("TG_CONFINE_TIMEOUT", "10", 1);
+	if (!target_release() || !(f = fopen(DUMMY, "r"))) {
+		printf("skip: no %s\n", target_release() ? DUMMY : "target kernel (TG_KERNEL)");
+		return 0;
+	}
+	fseek(f, 0, SEEK_END);
+	raw_len = (size_t)ftell(f);
+	rewind(f);
+	raw = malloc(raw_len);
+	if (!raw || fread(raw, 1, raw_len, f) != raw_len)
+		return -1;
+	fclose(f);
+	if (tg_decompress(tg_compression_detect(raw, raw_len), raw, raw_len, 1u << 30, &img, &len,
+			  "dummy.ko", &err) < 0 ||
+	    tg_module_parse_mem(raw, raw_len, "dummy.ko", NULL, &m, &err) < 0)
+		return -1;
+	/* the signature is dropped, so that bytes after the ELF are only a marker */
+	plain_len = len;
+	if (m->sig.present && !m->sig.malformed)
+		plain_len = len - 28 - 12 - m->sig.sig_len;
+	plain = malloc(plain_len + 64);
+	if (!plain)
+		return -1;
+	memcpy(plain, img, plain_len);
+	free(img);
+	tg_module_free(m);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(raw);
+	free(plain);
+	return 0;
+}
+
+#define NEED_MODULE() do { if (!raw) skip(); } while (0)
+
+/* plain + "TG_TEST_HOOK=<what>" */
+static size_t hooked(const char *what)
+{
+	int n = snprintf((char *)plain + plain_len, 64, "TG_TEST_HOOK=%s", what);
+
+	return plain_len + (size_t)n;
+}
+
+static void facts_equal(const struct tg_module *a, const struct tg_module *b)
+{
+	void *fa, *fb;
+	size_t la, lb;
+
+	assert_int_equal(tg_module_facts_write(a, &fa, &la), 0);
+	assert_int_equal(tg_module_facts_write(b, &fb, &lb), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(fa, fb, la);
+	free(fa);
+	free(fb);
+}
+
+/* Confined or not, the same facts: the signed, compressed file as installed, and its ELF. */
+static void test_same_facts(void **state)
+{
+	struct tg_module *here = NULL, *conf = NULL;
+	struct tg_error err = { 0 };
+
+	(void)state;
+	NEED_MODULE();
+	assert_true(tg_confine_enabled());
+	assert_int_equal(tg_module_parse_mem(raw, raw_len, "dummy.ko", NULL, &here, &err), 0);
+	assert_int_equal(tg_module_open_mem(raw, raw_len, "dummy.ko", NULL, &conf, &err), 0);
+	facts_equal(here, conf);
+	assert_string_equal(conf->name, "dummy");
+	assert_true(conf->sig.present);
+	tg_module_free(here);
+	tg_module_free(conf);
+	assert_int_equal(tg_module_parse_mem(plain, plain_len, "dummy.ko", NULL, &here, &err), 0);
+	assert_int_equal(tg_module_open_mem(plain, plain_len, "dummy.ko", NULL, &conf, &err), 0);
+	facts_equal(here, conf);
+	tg_module_free(here);
+	tg_module_free(conf);
+}
+
+/* The reader's own errors come back as they are. */
+static void test_errors_pass_through(void **state)
+{
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(tg_module_open_mem("hello", 5, "text.ko", NULL, &m, &err), -ENOEXEC);
+	assert_non_null(strstr(err.msg, "text.ko: not an ELF file"));
+	assert_null(m);
+}
+
+/* The verdict of @len bytes of plain (NULL module: the open's error) with the target's kernel. */
+static void judge(size_t len, struct tg_verdict *v, char *why, size_t wlen)
+{
+	struct tg_ctx *ctx = NULL;
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+	struct tg_judge_item it = { .path = "dummy.ko" };
+
+	if (tg_module_open_mem(plain, len, "dummy.ko", NULL, &m, &err) < 0)
+		it.error = err.msg;
+	it.m = m;
+	snprintf(why, wlen, "%s", err.msg);
+	assert_int_equal(tg_ctx_new(&ctx), 0);
+	tg_ctx_set_jobs(ctx, 1);
+	assert_true(tg_judge(ctx, target_release(), &it, 1, 0, v, NULL) >= 0);
+	tg_ctx_free(ctx);
+	tg_module_free(m);
+}
+
+/*
+ * A reader that tries @what is killed and the module is refused as an
+ * unreadable one (the action of "cannot read module"); the module without
+ * the marker is judged normally, by the worker that replaces the dead one.
+ */
+static void expect_unreadable(const char *what, const char *reason)
+{
+	struct tg_verdict v, base, ok;
+	struct tg_ctx *ctx = NULL;
+	struct tg_judge_item none = { .path = "dummy.ko" };
+	char why[TG_ERRMAX];
+
+	judge(hooked(what), &v, why, sizeof(why));
+	assert_non_null(v.error);
+	if (!strstr(v.error, reason))
+		fail_msg("%s: reason \"%s\", expected \"%s\"", what, v.error, reason);
+	assert_null(v.module);
+	assert_int_equal(tg_ctx_new(&ctx), 0);
+	assert_true(tg_judge(ctx, target_release(), &none, 1, 0, &base, NULL) >= 0);
+	assert_int_equal(v.action, base.action);
+	assert_int_not_equal(v.action, TG_ACTION_ALLOW);
+	judge(plain_len, &ok, why, sizeof(why));
+	assert_null(ok.error);
+	assert_string_equal(ok.module, "dummy");
+	tg_verdict_free_contents(&v);
+	tg_verdict_free_contents(&base);
+	tg_verdict_free_contents(&ok);
+	tg_ctx_free(ctx);
+}
+
+static void test_openat_refused(void **state)
+{
+	(void)state;
+	NEED_MODULE();
+	expect_unreadable("openat", "confined parser was killed for a forbidden system call (seccomp)");
+}
+
+static void test_execve_refused(void **state)
+{
+	(void)state;
+	NEED_MODULE();
+	expect_unreadable("execve", "confined parser was killed for a forbidden system call (seccomp)");
+}
+
+static void test_crash_unreadable(void **state)
+{
+	(void)state;
+	NEED_MODULE();
+	expect_unreadable("abort", "confined parser died of signal 6");
+}
+
+static void test_hang_unreadable(void **state)
+{
+	(void)state;
+	NEED_MODULE();
+	expect_unreadable("hang", "confined parser took more than 10 s");
+}
+
+/* The worker's address space is limited to what the limits need: 2 GiB cannot be had. */
+static void test_memory_limit(void **state)
+{
+	struct tg_limits lim;
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+
+	(void)state;
+	NEED_MODULE();
+#ifdef __SANITIZE_ADDRESS__
+	skip();		/* no address space limit beside ASan's shadow */
+#endif
+	tg_limits_default(&lim);
+	lim.max_input_size = 16u << 20;
+	lim.max_module_size = 16u << 20;
+	assert_int_equal(tg_module_open_mem(plain, hooked("eatmem"), "dummy.ko", &lim, &m, &err),
+			 TG_CONFINE_FAILED);
+	if (!strstr(err.msg, "confined parser died of signal 6"))
+		fail_msg("eatmem: \"%s\"", err.msg);
+}
+
+/* The hooks are live: read in this process, the forbidden call succeeds and reading goes on. */
+static void test_hook_works_unconfined(void **state)
+{
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+
+	(void)state;
+	NEED_MODULE();
+	assert_int_equal(tg_module_parse_mem(plain, hooked("openat"), "dummy.ko", NULL, &m, &err), 0);
+	assert_string_equal(m->name, "dummy");
+	tg_module_free(m);
+}
+
+/* tg_decompress() is confined too: the same bytes as in this process. */
+static void test_decompress_confined(void **state)
+{
+	struct tg_error err = { 0 };
+	void *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+	enum tg_compression c;
+
+	(void)state;
+	NEED_MODULE();
+	c = tg_compression_detect(raw, raw_len);
+	assert_int_equal(tg_decompress(c, raw, raw_len, 1u << 30, &a, &la, "dummy.ko", &err), 0);
+	assert_int_equal(tg_decompress_here(c, raw, raw_len, 1u << 30, &b, &lb, "dummy.ko", &err), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(a, b, la);
+	assert_int_equal(((unsigned char *)a)[la], 0);
+	free(a);
+	free(b);
+	if (c != TG_COMP_NONE) {
+		assert_int_equal(tg_decompress(c, raw, raw_len / 2, 1u << 30, &a, &la, "half.ko", &err),
+				 -EBADMSG);
+		free(a);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_facts),
+		cmocka_unit_test(test_errors_pass_through),
+		cmocka_unit_test(test_openat_refused),
+		cmocka_unit_test(test_execve_refused),
+		cmocka_unit_test(test_crash_unreadable),
+		cmocka_unit_test(test_hang_unreadable),
+		cmocka_unit_test(test_memory_limit),
+		cmocka_unit_test(test_hook_works_unconfined),
+		cmocka_unit_test(test_decompress_confined),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
