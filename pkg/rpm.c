@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -302,9 +303,13 @@ struct head_buf {
 static int head_need(struct head_buf *b, size_t need)
 {
 	unsigned char *p;
+	struct stat st;
 	ssize_t n;
 
 	if (need > b->cap) {
+		/* sizes come from the file: never more memory than the file has bytes */
+		if (fstat(b->fd, &st) < 0 || (uint64_t)st.st_size < need)
+			return -EINVAL;
 		if (!(p = realloc(b->p, need)))
 			return -ENOMEM;
 		b->p = p;
