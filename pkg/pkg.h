@@ -181,6 +181,13 @@ void pkg_file_close(struct pkg_file *pf);
  * fd of a transaction element.  0, or -EINVAL when it is no package.
  */
 int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h);
+/*
+ * The same header read quickly, for what it says (file types, dependencies)
+ * and not to read the payload after it: @fd's offset is left as it is, and
+ * the signature header's tags are not merged in.  Falls back to
+ * pkg_header_reread() for a file it cannot read so.
+ */
+int pkg_header_quick(rpmts ts, FD_t fd, const char *label, Header *h);
 
 /*
  * What signature checks of @ts's packages depend on: a hash of the rpmdb's

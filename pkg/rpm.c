@@ -6,9 +6,11 @@
  * is reported, not fatal (offline audits read packages from anywhere).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rpm/header.h>
@@ -263,6 +265,105 @@ int pkg_header_reread(rpmts ts, FD_t fd, const char *label, Header *h)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The package file's leading parts (lib/rpmlead.c, lib/header.c): sizes in bytes. */
+#define LEAD_SIZE 96
+#define INTRO_SIZE 16		/* magic (8), index entries (4), data bytes (4) */
+#define ENTRY_SIZE 16
+#define FIRST_READ (32u << 10)	/* lead and headers of any package without many files */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * A header intro at @p: its size without the magic (the blob headerImport()
+ * takes), 0 when it is none.  rpm's own bounds (hdrchkTags, hdrchkData).
+ */
+static size_t intro_blob_size(const unsigned char *p)
+{
+	static const unsigned char magic[8] = { 0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0 };
+	uint32_t il = be32(p + 8), dl = be32(p + 12);
+
+	if (memcmp(p, magic, sizeof(magic)) || il == 0 || (il & 0xff000000) || (dl & 0xc0000000))
+		return 0;
+	return 8 + (size_t)il * ENTRY_SIZE + dl;
+}
+
+/* The file's first bytes, read as far as needed. */
+struct head_buf {
+	int fd;
+	unsigned char *p;
+	size_t have, cap;
+};
+
+/* The first @need bytes of the file in @b->p. */
+static int head_need(struct head_buf *b, size_t need)
+{
+	unsigned char *p;
+	struct stat st;
+	ssize_t n;
+
+	if (need > b->cap) {
+		/* sizes come from the file: never more memory than the file has bytes */
+		if (fstat(b->fd, &st) < 0 || (uint64_t)st.st_size < need)
+			return -EINVAL;
+		if (!(p = realloc(b->p, need)))
+			return -ENOMEM;
+		b->p = p;
+		b->cap = need;
+	}
+	while (b->have < need) {
+		n = pread(b->fd, b->p + b->have, b->cap - b->have, (off_t)b->have);
+		if (n <= 0)
+			return -EINVAL;
+		b->have += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The main header as one blob, read with pread() (the fd's offset is not
+ * moved): one read for a package of usual size, where rpmReadPackageFile()
+ * makes six and prepares digest and signature checks that are not wanted.
+ */
+static Header header_by_blob(int fd)
+{
+	struct head_buf b = { .fd = fd, .p = malloc(FIRST_READ), .cap = FIRST_READ };
+	size_t sig, off, hsize;
+	Header h = NULL;
+	ssize_t n;
+
+	/* a short read is the whole of a small package */
+	if (fd < 0 || !b.p || (n = pread(fd, b.p, b.cap, 0)) < 0)
+		goto out;
+	b.have = (size_t)n;
+	if (head_need(&b, LEAD_SIZE + INTRO_SIZE) < 0 || be32(b.p) != 0xedabeedb ||
+	    !(sig = intro_blob_size(b.p + LEAD_SIZE)))
+		goto out;
+	/* the signature header (magic included) is padded to 8 bytes (lib/signature.c) */
+	off = LEAD_SIZE + 8 + sig;
+	off += (8 - off % 8) % 8;
+	if (head_need(&b, off + INTRO_SIZE) < 0 || !(hsize = intro_blob_size(b.p + off)) ||
+	    head_need(&b, off + 8 + hsize) < 0)
+		goto out;
+	/* checked as rpm checks a header blob (its index and regions) */
+	h = headerImport(b.p + off + 8, (unsigned)hsize, HEADERIMPORT_COPY);
+out:
+	free(b.p);
+	return h;
+}
+
+int pkg_header_quick(rpmts ts, FD_t fd, const char *label, Header *h)
+{
+	*h = header_by_blob(Fileno(fd));
+	/* a package older than rpm 4.0 (no immutable region) wants rpm's retrofits */
+	if (*h && headerIsEntry(*h, RPMTAG_HEADERIMMUTABLE))
+		return 0;
+	headerFree(*h);
+	return pkg_header_reread(ts, fd, label, h);
 }
 
 char *pkg_keyring_id(rpmts ts)

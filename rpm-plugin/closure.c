@@ -61,6 +61,12 @@ struct cl_key {
 	int ix;			/* index in the element's rpmds */
 };
 
+/* An added element by its address: psm_pre asks once per element. */
+struct cl_by_te {
+	rpmte te;
+	size_t elem;
+};
+
 struct cl_removed {
 	unsigned int instance;	/* rpmdb instance erased by the transaction */
 	rpmte owner;		/* the upgrade or obsoleting element, NULL: a plain erase */
@@ -72,6 +78,7 @@ struct tgp_closure {
 	struct cl_elem *e;
 	size_t n;		/* the transaction's added elements, e[0..n) */
 	size_t n_earlier;	/* earlier transactions' packages, e[n..n + n_earlier) */
+	struct cl_by_te *by_te;	/* e[0..n) sorted by element */
 	bool warn;		/* %_taintguard_mode warn: only said, nothing left out */
 	struct cl_key *reqs, *provs;	/* sorted by name */
 	size_t n_reqs, n_provs;
@@ -95,12 +102,21 @@ static bool skipped_dep(rpmds ds)
 	return !n || (rpmdsFlags(ds) & RPMSENSE_RPMLIB) || strncmp(n, "rpmlib(", 7) == 0;
 }
 
+static int by_te_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct cl_by_te *)a)->te;
+	uintptr_t y = (uintptr_t)((const struct cl_by_te *)b)->te;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A search, not a scan: a thousand elements each asked for in psm_pre. */
 static long elem_of(const struct tgp_closure *cl, rpmte te)
 {
-	for (size_t i = 0; i < cl->n; i++)
-		if (cl->e[i].te == te)
-			return (long)i;
-	return -1;
+	struct cl_by_te key = { .te = te }, *f;
+
+	f = cl->n ? bsearch(&key, cl->by_te, cl->n, sizeof(key), by_te_cmp) : NULL;
+	return f ? (long)f->elem : -1;
 }
 
 struct tgp_closure *tgp_closure_new(rpmts ts)
@@ -110,7 +126,8 @@ struct tgp_closure *tgp_closure_new(rpmts ts)
 
 	if (!cl || !(cl->e = calloc(n > 0 ? (size_t)n : 1, sizeof(*cl->e))) ||
 	    !(cl->rm = calloc(n > 0 ? (size_t)n : 1, sizeof(*cl->rm))) ||
-	    !(cl->queue = calloc(n > 0 ? (size_t)n : 1, sizeof(*cl->queue)))) {
+	    !(cl->queue = calloc(n > 0 ? (size_t)n : 1, sizeof(*cl->queue))) ||
+	    !(cl->by_te = calloc(n > 0 ? (size_t)n : 1, sizeof(*cl->by_te)))) {
 		tgp_closure_free(cl);
 		return NULL;
 	}
@@ -122,12 +139,14 @@ struct tgp_closure *tgp_closure_new(rpmts ts)
 	for (int i = 0; i < n; i++) {
 		rpmte te = rpmtsElement(ts, i);
 
-		if (rpmteType(te) == TR_ADDED)
+		if (rpmteType(te) == TR_ADDED) {
+			cl->by_te[cl->n] = (struct cl_by_te){ .te = te, .elem = cl->n };
 			cl->e[cl->n++] = (struct cl_elem){ .te = te };
-		else
+		} else
 			cl->rm[cl->n_rm++] = (struct cl_removed){ .instance = rpmteDBInstance(te),
 								  .owner = rpmteDependsOn(te) };
 	}
+	qsort(cl->by_te, cl->n, sizeof(*cl->by_te), by_te_cmp);
 	return cl;
 }
 
@@ -155,6 +174,7 @@ void tgp_closure_free(struct tgp_closure *cl)
 	free(cl->e);
 	free(cl->rm);
 	free(cl->queue);
+	free(cl->by_te);
 	keys_free(cl->reqs, cl->n_reqs);
 	keys_free(cl->provs, cl->n_provs);
 	rpmstrPoolFree(cl->pool);

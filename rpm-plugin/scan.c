@@ -187,16 +187,27 @@ exit:
 /*
  * The header of the package at @fd read again, for what the element's file
  * list lacks: the file types.  NULL when it cannot be read (rpm's verify
- * step read it just before: this does not happen in practice).
+ * step read it just before: this does not happen in practice).  Read
+ * quickly: most packages need nothing else of their file.
  */
 static Header reread(rpmts ts, rpmte te, FD_t fd, struct pkg_ftypes **types)
 {
 	Header h = NULL;
 
 	*types = NULL;
-	if (pkg_header_reread(ts, fd, rpmteNEVRA(te), &h) < 0)
+	if (pkg_header_quick(ts, fd, rpmteNEVRA(te), &h) < 0)
 		return NULL;
 	*types = pkg_ftypes_new(h);
+	return h;
+}
+
+/* The payload follows the header: read in full again, which leaves @fd there. */
+static Header payload_header(rpmts ts, struct tgp_pkg *pkg, FD_t fd, Header quick)
+{
+	Header h = NULL;
+
+	if (!quick || pkg_header_reread(ts, fd, pkg->nevra, &h) < 0)
+		return NULL;
 	return h;
 }
 
@@ -251,7 +262,10 @@ void tgp_prescan(struct tgp_state *st, rpmts ts)
 			rpmlog(RPMLOG_DEBUG, "taintguard: %s: reading its payload: %zu module "
 			       "candidate(s)%s\n", pkg->nevra, f.n_modules,
 			       f.kernel_files ? ", kernel files" : "");
-			scan_payload(st, pkg, fd, h);
+			Header full = payload_header(ts, pkg, fd, h);
+
+			scan_payload(st, pkg, fd, full);
+			headerFree(full);
 		}
 		pkg_ftypes_free(types);
 		headerFree(h);
