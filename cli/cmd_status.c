@@ -282,6 +282,39 @@ static bool dkms_present(const char *root, const char *package, const char *kern
 }
 
 /*
+ * Installed, not only built: dkms links ROOT/var/lib/dkms/MODULE/kernel-KVER-ARCH
+ * to VERSION/KVER/ARCH when it has installed that build into the kernel's
+ * tree (dkms status reads the same link).  A staged record (written before
+ * the install; dkms was killed before taintguard's after-dkms made it final)
+ * is a mark only then: a build that never got installed is no mark.
+ */
+static bool dkms_installed(const char *root, const struct tg_record *rec)
+{
+	char link[4096], want[4096], got[4096];
+	ssize_t n;
+
+	if (!rec->name || !rec->version || !rec->kernel || !rec->arch ||
+	    snprintf(link, sizeof(link), "%s/var/lib/dkms/%s/kernel-%s-%s", root, rec->name,
+		     rec->kernel, rec->arch) >= (int)sizeof(link) ||
+	    snprintf(want, sizeof(want), "%s/%s/%s", rec->version, rec->kernel, rec->arch) >=
+		    (int)sizeof(want))
+		return false;
+	n = readlink(link, got, sizeof(got) - 1);
+	if (n < 0)
+		return false;
+	got[n] = '\0';
+	/* dkms writes it relative ("1.0/KVER/ARCH"); older ones with a leading "./" */
+	return !strcmp(got, want) || (!strncmp(got, "./", 2) && !strcmp(got + 2, want));
+}
+
+static enum state dkms_state(const char *root, const struct tg_record *rec)
+{
+	if (rec->staged)
+		return dkms_installed(root, rec) ? ST_INSTALLED : ST_DROPPED;
+	return dkms_present(root, rec->package, rec->kernel) ? ST_INSTALLED : ST_STALE;
+}
+
+/*
  * rpm installs and erases while status runs.  A record removed after the
  * directory was listed is gone, not unreadable; one that reads as stale and
  * whose file is gone by now was removed by the erasure that made it stale.
@@ -318,7 +351,10 @@ static const char *state_text(const struct entry *e)
 	case ST_DROPPED:
 		return " [staged, never installed: dropped]";
 	case ST_INSTALLED:
-		return e->rec->staged ? " [staged: installed, rpm did not finish]" : "";
+		if (!e->rec->staged)
+			return "";
+		return e->rec->source == TG_RECORD_DKMS ? " [staged: installed, dkms did not finish]"
+							 : " [staged: installed, rpm did not finish]";
 	}
 	return "";
 }
@@ -632,8 +668,7 @@ int cmd_status(int argc, char **argv)
 			continue;
 		}
 		if (e[i].rec->source == TG_RECORD_DKMS)
-			e[i].state = dkms_present(root, e[i].rec->package, e[i].rec->kernel) ? ST_INSTALLED
-											      : ST_STALE;
+			e[i].state = dkms_state(root, e[i].rec);
 	}
 	rpm_check(e, n, root, dbpath, &why);
 	ne = drop_gone(e, n);

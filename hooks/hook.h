@@ -181,6 +181,10 @@ int hk_rule_sync(struct settings *s, bool verbose);
 int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
 		    const char *version, const char *kernel, const char *arch,
 		    const struct tg_verdict *const *v, size_t n);
+/* The same, staged: written before dkms installs the module (mark_record.c). */
+int hk_record_stage(const struct settings *s, const struct judgement *j, const char *module,
+		    const char *version, const char *kernel, const char *arch,
+		    const struct tg_verdict *const *v, size_t n);
 int hk_record_remove(const struct settings *s, const char *module, const char *version,
 		     const char *kernel);
 /* Drop records whose module/version is no longer installed for their kernel. */

@@ -4,6 +4,8 @@
  * /var/lib/taintguard/marks/dkms-<module>-<version>-<kver>.json, listed by
  * "taintguard status".  A record exists while the DKMS module/version is
  * installed for that kernel; "taintguard-dkms sync" drops the others.  The
+ * pre-install hook stages it (before the module is in the tree), the
+ * wrapper's after-dkms audit makes it final.  The
  * files are the library's (tg_record_*, format in docs/records.md).
  */
 #include <errno.h>
@@ -25,9 +27,9 @@ static void record_of(struct tg_record *rec, char *pkg, size_t len, const char *
 	rec->kernel = kernel;
 }
 
-int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
-		    const char *version, const char *kernel, const char *arch,
-		    const struct tg_verdict *const *v, size_t n)
+static int record_put(const struct settings *s, const struct judgement *j, const char *module,
+		      const char *version, const char *kernel, const char *arch,
+		      const struct tg_verdict *const *v, size_t n, bool staged)
 {
 	const struct tg_verdict **shown;
 	struct tg_error err = { 0 };
@@ -55,11 +57,33 @@ int hk_record_write(const struct settings *s, const struct judgement *j, const c
 	for (size_t i = 0; i < n; i++)
 		if (v[i]->action != TG_ACTION_ALLOW)
 			shown[ns++] = v[i];
-	r = tg_record_write(s->marks_dir, &rec, shown, ns, &err);
+	r = staged ? tg_record_stage(s->marks_dir, &rec, shown, ns, &err)
+		   : tg_record_write(s->marks_dir, &rec, shown, ns, &err);
 	if (r < 0)
 		hk_msg("cannot write the mark record: %s", err.msg);
 	free(shown);
 	return r;
+}
+
+int hk_record_write(const struct settings *s, const struct judgement *j, const char *module,
+		    const char *version, const char *kernel, const char *arch,
+		    const struct tg_verdict *const *v, size_t n)
+{
+	return record_put(s, j, module, version, kernel, arch, v, n, false);
+}
+
+/*
+ * Before dkms copies the module into the kernel's tree: a staged record,
+ * made final by the wrapper's after-dkms audit once dkms has installed it.
+ * dkms killed in between leaves it staged, and "taintguard status" counts
+ * it as a mark only if dkms had installed the module (its kernel-KVER-ARCH
+ * link), so a kill never loses a mark nor invents one.
+ */
+int hk_record_stage(const struct settings *s, const struct judgement *j, const char *module,
+		    const char *version, const char *kernel, const char *arch,
+		    const struct tg_verdict *const *v, size_t n)
+{
+	return record_put(s, j, module, version, kernel, arch, v, n, true);
 }
 
 int hk_record_remove(const struct settings *s, const char *module, const char *version,

@@ -198,7 +198,7 @@ int hk_mode_preinstall(int argc, char **argv)
 		for (size_t i = 0; vp && i < j.n; i++)
 			vp[i] = &j.v[i];
 		if (vp)
-			hk_record_write(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp,
+			hk_record_stage(&s, &j, c.module, c.module_version, c.kernelver, c.arch, vp,
 					j.n);
 		free(vp);
 	} else {

@@ -279,6 +279,8 @@ assert r['format']=='taintguard-mark/2' and r['source']=='dkms' and r['package']
 assert r['name']=='tg-prop' and r['version']=='1.0' and r['release'] is None and r['kernel']=='$K' and r['arch']=='$ARCH', r
 assert r['action']=='mark' and r['mode']=='enforce' and r['policy']=='/etc/taintguard/policy.yaml', r
 assert [m['module'] for m in r['modules']]==['tgprop'] and r['modules'][0]['action']=='mark', r"
+check "tg-prop: the record staged before the install is final after it (the wrapper's after-dkms)" python3 -c "
+import json; r=json.load(open('$(record tg-prop)')); assert r.get('state', 'final')=='final', r"
 "$B/taintguard" status > "$LOG" 2>&1
 check "tg-prop: listed by 'taintguard status'" bash -c "grep -q 'tg-prop/1.0 (dkms): mark' '$LOG'"
 # records the hook wrote before (taintguard-mark/1, compact): listed by status, dropped by
@@ -474,8 +476,9 @@ remove_pkg tg-lve lve; remove_pkg tg-clean tgclean
 # hold file in /run/tg-dkms-test:
 #   build    its MAKE: the module is being built, nothing judged, no record
 #   install  its own PRE_INSTALL, which taintguard's pre-install hook runs
-#            after it judged the module and wrote its record: the module is
-#            not copied into the kernel's tree yet
+#            after it judged the module and staged its record: the module is
+#            not copied into the kernel's tree yet (the wrapper's after-dkms
+#            makes the record final once dkms has installed it)
 # After each, "taintguard status" lists tg-prop as a mark only when dkms
 # has it installed, and the same "dkms install" again converges.
 dkms_kill_at() { # POINT HOLD TRACE: dkms install of tg-prop killed once TRACE exists
@@ -512,8 +515,10 @@ for point in build install; do
 	line=$(grep '^tg-prop/1.0 (dkms)' "$T/st" | head -n 1)
 	if installed tgprop; then intree=yes; else intree=no; fi
 	case $intree:$line in
-	yes:"tg-prop/1.0 (dkms): mark") good=1 ;;
-	no:"" | no:*"[stale: no longer installed]") good=1 ;;	# never a plain mark
+	# installed: a mark (final, or staged if after-dkms never ran); not installed:
+	# nothing, or the staged record status drops; never a mark, never "stale"
+	yes:"tg-prop/1.0 (dkms): mark" | yes:"tg-prop/1.0 (dkms): mark [staged: installed, dkms did not finish]") good=1 ;;
+	no:"" | no:"tg-prop/1.0 (dkms): mark [staged, never installed: dropped]") good=1 ;;
 	*) good=0 ;;
 	esac
 	check "dkms kill point $point: status lists tg-prop as a mark only if installed (in tree: $intree, exit $src)" \
