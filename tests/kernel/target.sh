@@ -81,10 +81,15 @@ echo "$SRC" >"$APTD/sources.list"
 } >"$APTD/apt.conf"
 export APT_CONFIG=$APTD/apt.conf
 if [ -z "$(find "$APTD/lists" -name '*Packages*' -mmin -720 2>/dev/null | head -n 1)" ]; then
-	# (a failed update drops the lists it did get: else the next run, seeing
-	# them fresh, would pick from an incomplete archive, e.g. without -security)
-	apt-get -qq update >"$APTD/update.log" 2>&1 ||
-		{ find "$APTD/lists" -name '*Packages*' -delete; die "apt-get update failed ($APTD/update.log)"; }
+	# A failed update (a mirror caught mid-sync, e.g. -security's Packages.xz
+	# older than its InRelease) still serves the suite's lists it did get, with
+	# a warning; they are marked stale, so the next run updates again.
+	if ! apt-get -qq update >"$APTD/update.log" 2>&1; then
+		[ -n "$(find "$APTD/lists" -name "*_dists_${suite}_main_*Packages*" | head -n 1)" ] ||
+			die "apt-get update failed ($APTD/update.log)"
+		echo "target.sh: warning: apt-get update failed in part, the newest kernel may be missing ($(grep -m1 '^E:' "$APTD/update.log"))" >&2
+		find "$APTD/lists" -name '*Packages*' -exec touch -d '2 days ago' {} +
+	fi
 fi
 case $SPEC in
 6.1-arm64 | 6.1-s390x | 6.1-ppc64el)
