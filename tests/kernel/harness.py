@@ -177,7 +177,9 @@ def read_subset(path):
 
 
 def in_subset(name, pats):
-    return pats is None or any(fnmatch.fnmatchcase(name, p) for p in pats)
+    """A CASE@COND row is named by CASE too (the subset holds for every kernel)."""
+    names = {name, name.partition("@")[0]}
+    return pats is None or any(fnmatch.fnmatchcase(n, p) for n in names for p in pats)
 
 
 def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):

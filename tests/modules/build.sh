@@ -145,6 +145,15 @@ case $(em "$OUT/gplok.ko") in
 62) printf '\267\000' ;; 183) printf '\076\000' ;; 21) printf '\076\000' ;; 22) printf '\000\025' ;;
 *) die "gplok.ko: unexpected e_machine $(em "$OUT/gplok.ko")" ;;
 esac | dd of="$OUT/wrongarch.ko" bs=1 seek=18 conv=notrunc status=none
+# ppc64: gplok of the other ELF ABI version, ELFv1 (e_flags & 3 == 1) for an
+# ELFv2 kernel (module_elf_check_arch(), arch/powerpc/kernel/module_64.c).
+# e_flags: offset 48 of the 64-bit header, its low byte first when little-endian.
+EFLAGS_OFF=48
+[ "$(od -An -tu1 -j5 -N1 "$OUT/gplok.ko" | tr -d ' ')" = 1 ] || EFLAGS_OFF=51
+if [ "$(em "$OUT/gplok.ko")" = 21 ]; then
+	cp -f "$OUT/gplok.ko" "$OUT/ppc_abiv1.ko"
+	printf '\001' | dd of="$OUT/ppc_abiv1.ko" bs=1 seek=$EFLAGS_OFF conv=notrunc status=none
+fi
 
 VM=$(me "$OUT/vmrel.ko" get-modinfo vermagic)
 REL=${VM%% *}
@@ -354,7 +363,7 @@ done < <(effective_rows)
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
 	n=$(basename "$f" .ko)
 	want=$n
-	case $n in notlve) want=lve ;; wrongarch) want=gplok ;; esac
+	case $n in notlve) want=lve ;; wrongarch | ppc_abiv1) want=gplok ;; esac
 	[ "$(name_of "$f")" = "$want" ] || bad "$f: modinfo name '$(name_of "$f")', want '$want'"
 	[ "$(me "$f" get-name)" = "$want" ] || bad "$f: struct module name '$(me "$f" get-name)', want '$want'"
 done
@@ -362,6 +371,11 @@ done
 [ "$(me "$OUT/notlve.ko" get-name)" = lve ] || bad "notlve.ko: struct module name is not lve"
 
 [ "$(em "$OUT/wrongarch.ko")" != "$(em "$OUT/gplok.ko")" ] || bad "wrongarch: e_machine unchanged"
+eflags_low() { od -An -tu1 -j"$EFLAGS_OFF" -N1 "$1" | tr -d ' '; }
+if [ -f "$OUT/ppc_abiv1.ko" ]; then
+	[ "$(eflags_low "$OUT/gplok.ko")" = 2 ] || bad "gplok: ppc64 module not ELFv2 (e_flags $(eflags_low "$OUT/gplok.ko"))"
+	[ "$(eflags_low "$OUT/ppc_abiv1.ko")" = 1 ] || bad "ppc_abiv1: e_flags ABI version is not 1"
+fi
 # Licences.
 has_entry "$OUT/gplok.ko" "license=GPL" || bad "gplok: license"
 has_entry "$OUT/lic_gpl_addl.ko" "license=GPL and additional rights" || bad "lic_gpl_addl: license"
