@@ -293,7 +293,7 @@ check-kernel: all
 
 # Every kernel of the harness with every case (make check boots a subset on the
 # slow guests: tests/run-all.sh subset()).  An hour or more on 2 cores.
-KERNEL_SUITES = kernel kernel-6.12 kernel-7 kernel-arm64 kernel-5.10
+KERNEL_SUITES = kernel kernel-6.12 kernel-7 kernel-arm64 kernel-s390x kernel-ppc64el kernel-5.10
 check-kernel-all: all
 	B=$(B) TG_KERNEL_ALL=1 tests/run-all.sh $(KERNEL_SUITES)
 

@@ -172,6 +172,20 @@ static void set_crc(struct tg_elf *e, const GElf_Sym *s, const char *name)
 	x->has_crc = true;
 }
 
+/*
+ * ppc64's loader renames undefined symbols before it resolves them
+ * (dedotify(), arch/powerpc/kernel/module_64.c, from module_frob_arch_sections()):
+ * ".TOC." becomes SHN_ABS "TOC.", which it defines itself (the module's TOC
+ * base), and any other ".name" (an ELFv1 function entry) is resolved as
+ * "name".  The import's name, or NULL when the loader supplies the symbol.
+ */
+static const char *ppc64_import_name(const struct tg_elf *e, const char *name)
+{
+	if (e->m->e_machine != EM_PPC64 || name[0] != '.')
+		return name;
+	return strcmp(name, ".TOC.") ? name + 1 : NULL;
+}
+
 /* Pass 1: imports and exported names; pass 2 (needs exports): namespaces and CRCs. */
 static int scan_symbols(struct tg_elf *e, const struct symtab *st)
 {
@@ -186,6 +200,8 @@ static int scan_symbols(struct tg_elf *e, const struct symtab *st)
 		if (!gelf_getsym(st->data, (int)i, &s) || !(name = sym_name(st, &s)) || !*name)
 			continue;
 		bind = GELF_ST_BIND(s.st_info);
+		if (s.st_shndx == SHN_UNDEF && !(name = ppc64_import_name(e, name)))
+			continue;
 		if ((s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_COMMON) &&
 		    (bind == STB_GLOBAL || bind == STB_WEAK))
 			r = add_import(e, &icap, name, bind == STB_WEAK, s.st_shndx == SHN_COMMON);

@@ -2,14 +2,17 @@
 # Runs taintguard's test suites and prints one summary line per suite and a
 # total "N passed, N failed, N skipped".  Usage: tests/run-all.sh [SUITE...]
 # Suites: unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm
-# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 kernel-5.10
+# rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64
+# kernel-s390x kernel-ppc64el kernel-5.10
 # sanitize hygiene structure (default: all);
 # kernel-6.12: the real-kernel harness on bookworm-backports' newest 6.12 (unpacked from its
 # packages, not installed: tests/kernel/target.sh); kernel-7: the same on trixie-backports' newest
 # 7.x (built without MODVERSIONS; test modules built in the trixie-kbuild chroot), and taintguard
 # over all its in-tree modules (no false alarm); kernel-arm64: the same on Debian 12's arm64
 # 6.1 (modules cross-built with gcc-aarch64-linux-gnu, booted with qemu-system-aarch64 under
-# TCG); foreign-images: Debian 12's s390x and ppc64el kernel packages unpacked (downloaded
+# TCG); kernel-s390x, kernel-ppc64el: the same on Debian 12's s390x and ppc64el 6.1, a subset
+# of the cases (tests/kernel/subset-ARCH.txt; all with TG_KERNEL_ALL=1), not in the default
+# list; foreign-images: Debian 12's s390x and ppc64el kernel packages unpacked (downloaded
 # once, about 80 MB, then cached), their in-tree modules' signatures verified and other
 # architectures' modules refused (not booted); rpm-matrix: the
 # three rpm-VERSION suites (rpm is the system's 4.18); rpm-compat: old name of rpm-4.16.
@@ -17,7 +20,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B
-ALL="hygiene structure unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 kernel-5.10 sanitize"
+ALL="hygiene structure unit modules renamed suse crosscheck fuzz-regress mutate valgrind policy-sync library imagecache foreign-images audit repos rpm rpm-4.16 rpm-4.20 rpm-6.1 kupdate clients guard dkms package deb kernel kernel-6.12 kernel-7 kernel-arm64 kernel-s390x kernel-ppc64el kernel-5.10 sanitize"
 SUITES=${*:-$ALL}
 SUITES=${SUITES//rpm-matrix/rpm-4.16 rpm-4.20 rpm-6.1}
 SUITES=${SUITES//rpm-compat/rpm-4.16}
@@ -204,6 +207,8 @@ dispatch() {
 	# Slow guests (TCG-only architectures, old kernels) boot a subset in make check:
 	# every rule that depends on byte order or release at least once (the subset
 	# file says why each case is there); make check-kernel-all boots every case.
+	kernel-s390x) run_suite kernel-s390x tests/kernel/run.sh --target 6.1-s390x $(subset tests/kernel/subset-s390x.txt) ;;
+	kernel-ppc64el) run_suite kernel-ppc64el tests/kernel/run.sh --target 6.1-ppc64el $(subset tests/kernel/subset-ppc64el.txt) ;;
 	# kernel-5.10: Debian 11's 5.10 (test modules built in the bullseye-kbuild chroot)
 	kernel-5.10) run_suite kernel-5.10 tests/kernel/run.sh --target 5.10 $(subset tests/kernel/subset-5.10.txt) ;;
 	sanitize)

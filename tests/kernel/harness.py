@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "modules"))
-from caseset import read_cases, config_of  # noqa: E402
+from caseset import ARCHES, read_cases, config_of  # noqa: E402
 
 # Kernel taint bits, include/linux/panic.h (6.1).
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
@@ -177,7 +177,9 @@ def read_subset(path):
 
 
 def in_subset(name, pats):
-    return pats is None or any(fnmatch.fnmatchcase(name, p) for p in pats)
+    """A CASE@COND row is named by CASE too (the subset holds for every kernel)."""
+    names = {name, name.partition("@")[0]}
+    return pats is None or any(fnmatch.fnmatchcase(n, p) for n in names for p in pats)
 
 
 def cmd_plan(cases_path, moddir, root, plan_path, kver, enforce_path=None):
@@ -388,6 +390,10 @@ def fmt_side(loads, mt, kt, err, syms):
 
 def why_variant(cond):
     """The reason a CASE@COND row applies, in words."""
+    if "," in cond:
+        return "; ".join(why_variant(c) for c in cond.split(","))
+    if cond in ARCHES.values():
+        return "the %s loader" % cond
     if cond.startswith("!"):
         return "kernel built without %s" % cond[1:]
     if cond.startswith("CONFIG_"):

@@ -81,15 +81,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-KIMG=$KROOT/boot/vmlinuz-$KVER
+# The guest's architecture is the kernel's (.config): its row of
+# tests/kernel/arch.sh says which QEMU boots which image how; a foreign guest
+# (TCG) runs the busybox and kmod target.sh unpacked for it.
+. tests/kernel/arch.sh
+tg_arch_of_config "$KROOT/boot/config-$KVER"
+GARCH=$TGA_UNAME
+KIMG=$KROOT/boot/$TGA_IMAGE-$KVER
 [ -r "$KIMG" ] || bail "$KIMG missing (apt-get install linux-image-$KVER)"
 [ -d "$KROOT/lib/modules/$KVER" ] || bail "$KROOT/lib/modules/$KVER missing"
-# The guest's architecture is the kernel's (.config); arm64 boots under
-# qemu-system-aarch64 (TCG) with the busybox and kmod target.sh unpacked for it.
-GARCH=x86_64
-grep -q '^CONFIG_ARM64=y' "$KROOT/boot/config-$KVER" 2>/dev/null && GARCH=aarch64
-command -v "qemu-system-$GARCH" >/dev/null ||
-	bail "qemu-system-$GARCH missing (apt-get install $([ "$GARCH" = aarch64 ] && echo qemu-system-arm || echo qemu-system-x86))"
+command -v "$TGA_QEMU" >/dev/null || bail "$TGA_QEMU missing (apt-get install $TGA_QEMUPKG)"
 BUSYBOX=
 HOSTBB=
 for b in /bin/busybox /usr/bin/busybox; do
@@ -159,8 +160,10 @@ else
 	todo="$(need "$KMOD")" done_=
 	mkdir -p "$ROOT$(dirname "$interp")" && cp -L "$KROOT$interp" "$ROOT$interp" || bail "no $KROOT$interp"
 	while [ -n "$todo" ]; do
-		set -- $todo; l=$1; shift; todo="$*"
-		case " $done_ " in *" $l "*) continue ;; esac
+		set -- $todo; [ $# -gt 0 ] || break
+		l=$1; shift; todo="$*"
+		# (the dynamic loader itself, copied above: s390x's is /lib/ld64.so.1)
+		case " $done_ ${interp##*/} " in *" $l "*) continue ;; esac
 		done_="$done_ $l"
 		f=$(ls "$KROOT"/lib/*-linux-gnu/"$l" "$KROOT"/usr/lib/*-linux-gnu/"$l" 2>/dev/null | head -n 1)
 		[ -n "$f" ] || bail "$l (needed by kmod) not in $KROOT"
@@ -181,7 +184,7 @@ NBOOT=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "
 BOOT=${TG_BOOT:-pvh}
 KERNEL=$KIMG
 if [ "$GARCH" != x86_64 ]; then
-	BOOT=image	# -M virt boots the Image directly
+	BOOT=image	# QEMU boots the image the package ships directly
 elif [ "$BOOT" = pvh ] && grep -q '^CONFIG_PVH=y' "$KROOT/boot/config-$KVER" 2>/dev/null; then
 	if [ ! -s "$OUT/vmlinux-$KVER" ] || [ "$KIMG" -nt "$OUT/vmlinux-$KVER" ]; then
 		python3 tests/kernel/harness.py vmlinux "$KIMG" "$OUT/vmlinux-$KVER" || BOOT=bzimage
@@ -197,15 +200,14 @@ fi
 boot() {
 	local accel=$1 idx=$2 log=$3 tmo=$4 opt p rc extra=
 	[ -f "$OUT/append/$idx" ] && extra=$(cat "$OUT/append/$idx")
-	local con=ttyS0
+	local con=$TGA_CONSOLE
 	case $accel in
 	kvm) opt="-accel kvm -cpu host" ;;
 	kvm-default) opt="-accel kvm" ;;
 	*) opt="-accel tcg" ;;
 	esac
-	# arm64: QEMU's virt board; pauth-impdef: TCG's cheap pointer authentication
-	[ "$GARCH" = x86_64 ] || { opt="$opt -M virt -cpu max,pauth-impdef=on"; con=ttyAMA0; }
-	setsid timeout -k 5 "$tmo" "qemu-system-$GARCH" $opt -m 512 -smp 1 \
+	opt="$opt $TGA_QOPT"
+	setsid timeout -k 5 "$tmo" "$TGA_QEMU" $opt -m 512 -smp 1 \
 		-nographic -no-reboot -net none -kernel "$KERNEL" -initrd "$OUT/initrd.cpio" \
 		-append "console=$con quiet panic=-1 tgcase=$idx${extra:+ $extra}" </dev/null >"$log" 2>&1 &
 	p=$!

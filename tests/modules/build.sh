@@ -47,12 +47,15 @@ K=$TG_KERNEL
 KROOT=${TG_KROOT:-}
 KDIR=${TG_KDIR:-$KROOT/lib/modules/$K/build}
 [ -e "$KDIR/Makefile" ] || die "$KDIR/Makefile missing: install linux-headers-$K"
-# Another architecture's kernel (tests/kernel/target.sh 6.1-arm64): kbuild
-# cross-compiles, and the objects are stripped with that target's binutils.
+# Another architecture's kernel (tests/kernel/target.sh 6.1-arm64, 6.1-s390x,
+# 6.1-ppc64el): kbuild cross-compiles with the compiler tests/kernel/arch.sh
+# names, and the objects are stripped with that target's binutils.
+. "$repo/tests/kernel/arch.sh"
+tg_arch_of_config "$KDIR/.config"
 KARCH=() STRIP=strip
-if grep -q '^CONFIG_ARM64=y' "$KDIR/.config" 2>/dev/null && [ "$(uname -m)" != aarch64 ]; then
-	KARCH=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) STRIP=aarch64-linux-gnu-strip
-	command -v aarch64-linux-gnu-gcc >/dev/null || die "aarch64-linux-gnu-gcc missing (apt-get install gcc-aarch64-linux-gnu)"
+if [ "$(uname -m)" != "$TGA_UNAME" ]; then
+	KARCH=(ARCH="$TGA_KARCH" CROSS_COMPILE="$TGA_CROSS") STRIP=${TGA_CROSS}strip
+	command -v "${TGA_CROSS}gcc" >/dev/null || die "${TGA_CROSS}gcc missing (apt-get install $TGA_CROSSPKG)"
 fi
 # Kernels without retpolines (arm64) write no retpoline= into modules.
 RETPOLINE=
@@ -130,13 +133,27 @@ for ko in "$KB/main"/*.ko; do
 done
 cp -f "$KB/lve_nogpl/lve.ko" "$OUT/lve_nogpl/lve.ko"
 cp -f "$OUT/lve.ko" "$OUT/notlve.ko"     # struct module name stays "lve"
-# gplok for the other architecture: e_machine (ELF header offset 18, 16-bit
-# little endian) x86_64 (62) <-> aarch64 (183).
-em() { od -An -tu2 -j18 -N2 "$1" | tr -d ' '; }
+# gplok for another architecture of the same byte order and class, so that
+# only the loader's elf_check_arch() refuses it: e_machine (ELF header offset
+# 18, 16 bits in the file's byte order, EI_DATA at offset 5: 1 little, 2 big)
+# x86_64 (62) <-> aarch64 (183), ppc64 (21) -> x86_64, s390 (22) -> ppc64
+# (big-endian, as ppc64 was before ppc64le).
+em() { od -An -tu1 -j5 -N1 "$1" | tr -d ' ' | { read -r d; od -An -tu1 -j18 -N2 "$1" |
+	awk -v d="$d" '{ print d == 2 ? $1 * 256 + $2 : $2 * 256 + $1 }'; }; }
 cp -f "$OUT/gplok.ko" "$OUT/wrongarch.ko"
 case $(em "$OUT/gplok.ko") in
-62) printf '\267\000' ;; 183) printf '\076\000' ;; *) die "gplok.ko: unexpected e_machine $(em "$OUT/gplok.ko")" ;;
+62) printf '\267\000' ;; 183) printf '\076\000' ;; 21) printf '\076\000' ;; 22) printf '\000\025' ;;
+*) die "gplok.ko: unexpected e_machine $(em "$OUT/gplok.ko")" ;;
 esac | dd of="$OUT/wrongarch.ko" bs=1 seek=18 conv=notrunc status=none
+# ppc64: gplok of the other ELF ABI version, ELFv1 (e_flags & 3 == 1) for an
+# ELFv2 kernel (module_elf_check_arch(), arch/powerpc/kernel/module_64.c).
+# e_flags: offset 48 of the 64-bit header, its low byte first when little-endian.
+EFLAGS_OFF=48
+[ "$(od -An -tu1 -j5 -N1 "$OUT/gplok.ko" | tr -d ' ')" = 1 ] || EFLAGS_OFF=51
+if [ "$(em "$OUT/gplok.ko")" = 21 ]; then
+	cp -f "$OUT/gplok.ko" "$OUT/ppc_abiv1.ko"
+	printf '\001' | dd of="$OUT/ppc_abiv1.ko" bs=1 seek=$EFLAGS_OFF conv=notrunc status=none
+fi
 
 # Symbols of vmlinux the cases name that a release renamed or moved: printk
 # became _printk in 5.15; crypto_cipher_* went into namespace CRYPTO_INTERNAL
@@ -354,7 +371,7 @@ done < <(effective_rows)
 for f in "$OUT"/*.ko "$OUT/lve_nogpl/lve.ko"; do
 	n=$(basename "$f" .ko)
 	want=$n
-	case $n in notlve) want=lve ;; wrongarch) want=gplok ;; esac
+	case $n in notlve) want=lve ;; wrongarch | ppc_abiv1) want=gplok ;; esac
 	[ "$(name_of "$f")" = "$want" ] || bad "$f: modinfo name '$(name_of "$f")', want '$want'"
 	[ "$(me "$f" get-name)" = "$want" ] || bad "$f: struct module name '$(me "$f" get-name)', want '$want'"
 done
@@ -362,6 +379,11 @@ done
 [ "$(me "$OUT/notlve.ko" get-name)" = lve ] || bad "notlve.ko: struct module name is not lve"
 
 [ "$(em "$OUT/wrongarch.ko")" != "$(em "$OUT/gplok.ko")" ] || bad "wrongarch: e_machine unchanged"
+eflags_low() { od -An -tu1 -j"$EFLAGS_OFF" -N1 "$1" | tr -d ' '; }
+if [ -f "$OUT/ppc_abiv1.ko" ]; then
+	[ "$(eflags_low "$OUT/gplok.ko")" = 2 ] || bad "gplok: ppc64 module not ELFv2 (e_flags $(eflags_low "$OUT/gplok.ko"))"
+	[ "$(eflags_low "$OUT/ppc_abiv1.ko")" = 1 ] || bad "ppc_abiv1: e_flags ABI version is not 1"
+fi
 # Licences.
 has_entry "$OUT/gplok.ko" "license=GPL" || bad "gplok: license"
 has_entry "$OUT/lic_gpl_addl.ko" "license=GPL and additional rights" || bad "lic_gpl_addl: license"
