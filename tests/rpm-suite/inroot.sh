@@ -7,9 +7,14 @@
 set -u
 name=$1 t=$2 in=$3 jobs=$4
 cd "$t" || exit 2
+# populate_testing links the host's /etc/mtab (the last of a list: when it is
+# missing, the loop fails); the bare chroot has none (scratch layer: gone after)
+[ -e /etc/mtab ] || ln -s ../proc/self/mounts /etc/mtab
 # a fresh test root and atlocal, as "make check" makes them
+# ("make check" with --list: its check programs, atlocal and test root, and
+# only the list of tests from rpmtests)
 rm -f atlocal
-make -s atlocal populate_testing >populate.log 2>&1 || { tail -n 30 populate.log; exit 2; }
+make check TESTSUITEFLAGS=--list >populate.log 2>&1 || { tail -n 30 populate.log; exit 2; }
 rm -rf rpmtests.dir testsuite.log proof
 # the test root's configuration, as the tests see it (atconfig, then atlocal)
 cfg=$(. ./atconfig && . ./atlocal && echo "$RPM_CONFIGDIR" &&
@@ -28,6 +33,7 @@ if [ "$name" = taintguard ]; then
 	chmod -R u-w testing
 	# runroot passes --noplugins, which would keep every plugin out of every
 	# test; only ours is in %__plugindir, so without it ours alone is loaded
+	echo "proof: plugin directory:" $(ls "testing$plugindir")
 	sed -i 's/ --noplugins / /' atlocal
 	grep -q -- '--noplugins' atlocal && { echo "atlocal still has --noplugins"; exit 2; }
 fi
