@@ -33,7 +33,7 @@ if [ "$name" = taintguard ]; then
 	chmod -R u-w testing
 	# runroot passes --noplugins, which would keep every plugin out of every
 	# test; only ours is in %__plugindir, so without it ours alone is loaded
-	echo "proof: plugin directory:" $(ls "testing$plugindir")
+	echo "proof: plugin directory: $(ls "testing$plugindir" | tr "\n" " ")"
 	sed -i 's/ --noplugins / /' atlocal
 	grep -q -- '--noplugins' atlocal && { echo "atlocal still has --noplugins"; exit 2; }
 fi

@@ -24,7 +24,6 @@
 # Environment: TG_RPMSUITE_JOBS (default 2): autotest's -j for each run.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-REPO=$PWD
 B=${B:-build}
 CHROOT=bookworm-rpmsuite
 C=${TG_RPMSUITE_DIR:-/var/tmp/taintguard-rpmsuite}
@@ -97,6 +96,10 @@ for how in runroot run; do
 	[ "$n" -gt 0 ] && ok "the plugin is loaded in the test root ($how rpm -vv -U --test: $n hook calls)" ||
 		nok "the plugin is not loaded in the test root ($how; $C/results/taintguard.out)"
 done
+# ... and ours alone: no stock plugin joins it when runroot loses --noplugins
+dir=$(sed -n 's/^proof: plugin directory: //p' "$C/results/taintguard.out")
+[ "$dir" = "taintguard.so " ] && ok "taintguard.so alone in the test root's %__plugindir" ||
+	nok "the test root's %__plugindir holds: ${dir:-nothing}"
 n=$(grep -c "in taintguard plugin" "$C/results/plain.out")
 [ "$n" = 0 ] && ok "the plain run has no taintguard (no hook call in its rpm -vv)" ||
 	nok "the plain run loaded taintguard ($n hook calls)"
@@ -122,7 +125,7 @@ for r in plain taintguard; do
 	fi
 	total=$(wc -l <"$C/results/$r.tsv")
 	line="$(count "$C/results/$r.tsv" ok) passed, $(count "$C/results/$r.tsv" FAILED) failed, $(count "$C/results/$r.tsv" skipped) skipped, $(count "$C/results/$r.tsv" 'expected failure') expected failures of $total"
-	eval "line_$r=\$line total_$r=\$total"
+	if [ "$r" = plain ]; then line_plain=$line; else line_taintguard=$line; fi
 	[ "$total" -gt 300 ] && ok "$r run: $line" || nok "$r run: only $total results ($C/results/$r.out)"
 done
 ndiff=0
