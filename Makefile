@@ -297,6 +297,12 @@ KERNEL_SUITES = kernel kernel-6.12 kernel-7 kernel-arm64 kernel-s390x kernel-ppc
 check-kernel-all: all
 	B=$(B) TG_KERNEL_ALL=1 tests/run-all.sh $(KERNEL_SUITES)
 
+# rpm's own autotest suite (Debian 12's rpm, built from its source package in a
+# chroot, cached under /var/tmp) without and with the rpm plugin: the same result
+# for every test (tests/rpm-suite/run.sh).  Root, network the first time; on demand.
+check-rpm-suite: all
+	B=$(B) tests/rpm-suite/run.sh
+
 deps:
 	.ci/deps.sh
 
@@ -425,4 +431,4 @@ dist:
 clean:
 	rm -rf build build-san build-fuzz build-tsan build-rpm-* tests/modules/out
 
-.PHONY: dist fuzz all unit check check-unit check-fast check-kernel check-kernel-all bench deps clean install install-lib uninstall example
+.PHONY: dist fuzz all unit check check-unit check-fast check-kernel check-kernel-all check-rpm-suite bench deps clean install install-lib uninstall example
