@@ -119,7 +119,7 @@ kill_point() {
 	psm_post) hold=post-kmod-kb line="post kmod-kb-1.0" ;;
 	tsm_post) hold=posttrans-kmod-kb line="posttrans kmod-kb-1.0" ;;
 	esac
-	[ -z "$hold" ] || touch "$R/tmp/$hold"
+	[ -z "$hold" ] || touch "$R/tmp/hold-$hold"
 	rpm --root "$R" --dbpath /var/lib/rpm --nodeps --define "__plugindir $PLUGDIR" \
 		${TG_PKGVERIFY_LEVEL:+--define "_pkgverify_level $TG_PKGVERIFY_LEVEL"} \
 		--define "__transaction_taintguard %{__plugindir}/taintguard.so" \
