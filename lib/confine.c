@@ -40,6 +40,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,6 +52,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include <gelf.h>
@@ -128,11 +130,23 @@ static bool write_full(int fd, const void *p, size_t n)
 	return true;
 }
 
+/* The answer in one system call when the socket takes it (each one is a kernel entry). */
 static bool answer(int r, const void *body, size_t len)
 {
 	struct rep rep = { .r = r, .len = len };
+	struct iovec iov[2] = { { &rep, sizeof(rep) }, { (void *)body, len } };
+	ssize_t k;
 
-	return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
+	do
+		k = writev(WORKER_FD, iov, len ? 2 : 1);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return false;
+	if ((size_t)k < sizeof(rep))
+		return write_full(WORKER_FD, (char *)&rep + k, sizeof(rep) - (size_t)k) &&
+		       write_full(WORKER_FD, body, len);
+	k -= (ssize_t)sizeof(rep);
+	return write_full(WORKER_FD, (const char *)body + k, len - (size_t)k);
 }
 
 /*
@@ -161,6 +175,9 @@ static int confine_self(void)
 				     SCMP_A0(SCMP_CMP_EQ, WORKER_FD));
 	if (!r)
 		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, SCMP_A0(SCMP_CMP_EQ, 2));
+	if (!r)
+		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
+				     SCMP_A0(SCMP_CMP_EQ, WORKER_FD));
 	if (!r)
 		r = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
 				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
@@ -222,6 +239,14 @@ static void prepare(int fd, uint64_t budget)
 			setrlimit(RLIMIT_AS, &as);
 	}
 #endif
+	/*
+	 * Keep what malloc gets: glibc would mmap each large buffer (a module,
+	 * its decompressed image) and unmap it when freed, so every module
+	 * would fault in and zero its pages afresh, and page faults are what
+	 * a worker costs most.  Freed memory stays for the next module.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
 	tg_decompress_forget();
 	elf_version(EV_CURRENT);
 	OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
@@ -264,29 +289,41 @@ static void serve_one(const struct req *q, const char *label, const void *data)
 	}
 }
 
+/* @buf grown to hold @n bytes (never shrunk: the next module reuses it) */
+static bool room(char **buf, size_t *cap, size_t n)
+{
+	char *b;
+
+	if (n <= *cap)
+		return true;
+	b = realloc(*buf, n);
+	if (!b)
+		return false;
+	*buf = b;
+	*cap = n;
+	return true;
+}
+
 static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t budget)
 {
+	char *label = NULL, *data = NULL;
+	size_t lcap = 0, dcap = 0;
+
 	/* dies with the thread that started it */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(0);
 	prepare(fd, budget);
 	for (;;) {
 		struct req q;
-		char *label;
-		void *data;
 
 		if (!read_full(WORKER_FD, &q, sizeof(q)) || q.magic != REQ_MAGIC ||
 		    q.label_len > 4096)
 			_exit(0);
-		label = malloc(q.label_len + 1);
-		data = malloc(q.len ? q.len : 1);
-		if (!label || !data || !read_full(WORKER_FD, label, q.label_len) ||
-		    !read_full(WORKER_FD, data, q.len))
+		if (!room(&label, &lcap, q.label_len + 1) || !room(&data, &dcap, q.len ? q.len : 1) ||
+		    !read_full(WORKER_FD, label, q.label_len) || !read_full(WORKER_FD, data, q.len))
 			_exit(0);
 		label[q.label_len] = '\0';
 		serve_one(&q, label, data);
-		free(label);
-		free(data);
 	}
 }
 
@@ -393,21 +430,28 @@ static int64_t ms_left(const struct timespec *deadline)
 /* Send or receive @n bytes before @deadline; -ETIMEDOUT, -EPIPE (EOF) or -errno. */
 static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *deadline)
 {
+	/* the operation first: a poll() only when it would block (a kernel entry saved) */
+	bool wait = false;
+
 	while (n) {
-		struct pollfd pf = { .fd = fd, .events = out ? POLLOUT : POLLIN };
-		int64_t left = ms_left(deadline);
 		ssize_t k;
 
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pf, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0) {
-			if (errno == EINTR)
+		if (wait) {
+			struct pollfd pf = { .fd = fd, .events = out ? POLLOUT : POLLIN };
+			int64_t left = ms_left(deadline);
+
+			if (left <= 0)
+				return -ETIMEDOUT;
+			if (poll(&pf, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			if (!pf.revents)
 				continue;
-			return -errno;
 		}
-		if (!pf.revents)
-			continue;
 		k = out ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
+		wait = k < 0 && errno == EAGAIN;
 		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k < 0)
@@ -416,6 +460,34 @@ static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *dead
 			return -EPIPE;
 		p = (char *)p + k;
 		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The request in one sendmsg() when the socket takes it; the rest piece by piece. */
+static int send_request(int fd, struct req *q, const char *label, const void *data,
+			const struct timespec *deadline)
+{
+	struct iovec iov[3] = {
+		{ q, sizeof(*q) }, { (void *)label, q->label_len }, { (void *)data, q->len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
+	size_t sent;
+	ssize_t k;
+
+	do
+		k = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (k < 0 && errno == EINTR);
+	if (k < 0 && errno != EAGAIN)
+		return errno == ECONNRESET ? -EPIPE : -errno;
+	sent = k < 0 ? 0 : (size_t)k;
+	for (size_t i = 0; i < 3; i++) {
+		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
+		int r = xfer(fd, true, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip, deadline);
+
+		if (r < 0)
+			return r;
+		sent -= skip;
 	}
 	return 0;
 }
@@ -486,11 +558,7 @@ static int request(struct req *q, const char *label, const void *data, uint64_t 
 	q->label_len = (uint32_t)strnlen(label, 4096);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_s;
-	r = xfer(w->fd, true, q, sizeof(*q), &deadline);
-	if (!r)
-		r = xfer(w->fd, true, (void *)label, q->label_len, &deadline);
-	if (!r)
-		r = xfer(w->fd, true, (void *)data, q->len, &deadline);
+	r = send_request(w->fd, q, label, data, &deadline);
 	if (!r)
 		r = xfer(w->fd, false, &rep, sizeof(rep), &deadline);
 	if (!r && (rep.r > 0 || (rep.r == 0 && rep.len > max) || (rep.r < 0 && rep.len >= TG_ERRMAX)))
