@@ -83,6 +83,7 @@ check "example.c with its own strf/strv_push/buf_put_u32/grow_array/tg_fail link
 	$(pkg-config --libs --static taintguard | sed 's/-L[^ ]*//; s/-ltaintguard//')
 (cd tests/modules/out && "$T/example-static" "$K" $MODS) >"$T/static.out" 2>"$T/static.err"
 check "statically linked, its verdicts equal taintguard check's too" cmp -s "$T/static.out" "$T/check.out"
+[ "$fail" -eq 0 ] || { diff "$T/check.out" "$T/static.out" | head -n 5; head -n 5 "$T/static.err"; } | sed "s/^/#   /"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

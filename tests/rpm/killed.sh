@@ -157,7 +157,7 @@ said() {
 	case $l in
 	"") echo "-" ;;
 	*"[staged, never installed: dropped]") echo "dropped" ;;
-	*"[staged: installed"*) echo "mark(staged)" ;;
+	*"[staged: installed"*) echo "mark" ;;	# the record's own state follows
 	*"[stale"*) echo "STALE" ;;
 	*": mark") echo "mark" ;;
 	*) echo "?${l#*: }" ;;
