@@ -58,7 +58,11 @@ END=$(( $(date +%s) + RACE_S ))
 writer "$RA" "$W/wa" & wa=$!
 writer "$RB" "$W/wb" & wb=$!
 reader status "$W/rs" & rs=$!
-reader audit "$W/ra" & ra=$!
+# the rpm matrix's chroots build no taintguard-audit (createrepo_c, librepo)
+AUDIT_READER=; [ -x "$(dirname "$TG")/taintguard-audit" ] && AUDIT_READER=1
+: >"$W/ra"
+ra=
+if [ -n "$AUDIT_READER" ]; then reader audit "$W/ra" & ra=$!; fi
 wait $wa $wb $rs $ra || true
 n_wa=$(wc -l <"$W/wa") n_wb=$(wc -l <"$W/wb") n_rs=$(wc -l <"$W/rs") n_ra=$(wc -l <"$W/ra")
 echo "# races: ${RACE_S}s; transactions: root a $n_wa, root b $n_wb; status runs $n_rs, audit --installed runs $n_ra"
@@ -91,6 +95,7 @@ check "races: status never failed on a record, never lost kmod-stay, listed noth
 	test ! -s "$W/rs.bad"
 head -n 5 "$W/rs.bad" | cut -c 1-400 | sed 's/^/#   /'
 # audit --installed: never an error (exit 3) or a hang; kmod-stay always there
+if [ -n "$AUDIT_READER" ]; then
 awk -F'\t' -v stay="kmod-stay" '
 	{ n++; rc[$1]++
 	  if ($1 == 3 || $1 >= 124) { bad++; print "exit " $1 ": " $2 > "/dev/stderr" }
@@ -100,6 +105,9 @@ awk -F'\t' -v stay="kmod-stay" '
 echo "# $(cat "$W/ra.sum")"
 check "races: audit --installed never failed or hung, always saw kmod-stay" test ! -s "$W/ra.bad"
 head -n 5 "$W/ra.bad" | cut -c 1-400 | sed 's/^/#   /'
+else
+	echo "# no taintguard-audit in $(dirname "$TG"): the audit --installed reader not run with rpm $RPMVER"
+fi
 
 # afterwards: records == installed marked packages, in both roots, all final
 for x in a b; do
