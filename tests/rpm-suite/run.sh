@@ -76,12 +76,16 @@ fi
 # chroot (each run gets a fresh test root: make populate_testing).
 rm -rf "$C/in" && mkdir -p "$C/in"
 cp "$B/taintguard.so" rpm-plugin/macros.transaction_taintguard policy/default.yaml tests/rpm-suite/inroot.sh "$C/in/"
-suite() {	# NAME: run the suite; its testsuite.log in results/NAME.log
+suite() {	# NAME: run the suite; its rpmtests.log in results/NAME.log
 	local t1=$SECONDS rc
+	if [ -n "${TG_RPMSUITE_COMPARE_ONLY:-}" ] && [ -s "$C/results/$1.out" ]; then
+		echo "# $1 run: the last one's results (TG_RPMSUITE_COMPARE_ONLY)"; return
+	fi
 	rm -rf "$C/results/$1.dir"
 	inroot -- bash "$C/in/inroot.sh" "$1" "$S/tests" "$C/in" "$JOBS" >"$C/results/$1.out" 2>&1
 	rc=$?
-	cp "$S/tests/testsuite.log" "$C/results/$1.log" 2>/dev/null
+	# autotest names its log after the suite (rpmtests)
+	cp "$S/tests/rpmtests.log" "$C/results/$1.log" 2>/dev/null
 	# the failed tests' directories, for whoever looks into a difference
 	[ -d "$S/tests/rpmtests.dir" ] && cp -a "$S/tests/rpmtests.dir" "$C/results/$1.dir"
 	echo "# $1 run: $((SECONDS - t1)) s (exit $rc)"
@@ -105,21 +109,21 @@ n=$(grep -c "in taintguard plugin" "$C/results/plain.out")
 	nok "the plain run loaded taintguard ($n hook calls)"
 
 # ------------------------------------------------------------ compare
-# testsuite.log: "N. FILE:LINE: testing NAME ..." and "N. FILE:LINE: RESULT"
+# the suite's own lines, one per test: "N: NAME   RESULT" (RESULT: ok, FAILED (FILE:LINE),
+# skipped (FILE:LINE), expected failure (FILE:LINE), UNEXPECTED PASS)
 results() {
 	awk '
-	match($0, /^[0-9]+\. [^ ]+: testing /) { n = $1 + 0; name[n] = substr($0, RLENGTH + 1); sub(/ \.\.\.$/, "", name[n]); next }
-	/^[0-9]+\. [^ ]+: (ok|FAILED|skipped|expected failure|UNEXPECTED PASS)/ {
-		n = $1 + 0; r = $0; sub(/^[0-9]+\. [^ ]+: /, "", r)
-		if (r ~ /^FAILED/) r = "FAILED"; else if (r ~ /^skipped/) r = "skipped"
-		else if (r ~ /^expected failure/) r = "expected failure"
-		res[n] = r }
-	END { for (n in res) print n "\t" res[n] "\t" name[n] }' "$1" | sort -n
+	match($0, /^ *[0-9]+: /) {
+		n = $1; sub(/:$/, "", n); rest = substr($0, RLENGTH + 1)
+		if (!match(rest, / +(ok|FAILED|skipped|expected failure|UNEXPECTED PASS)( \(.*\))?$/)) next
+		r = substr(rest, RSTART); name = substr(rest, 1, RSTART - 1)
+		sub(/^ +/, "", r); sub(/ \(.*$/, "", r)
+		print n + 0 "\t" r "\t" name }' "$1" | sort -n
 }
 count() { awk -F'\t' -v r="$2" '$2 == r' "$1" | wc -l; }
 for r in plain taintguard; do
-	if [ -s "$C/results/$r.log" ]; then
-		results "$C/results/$r.log" >"$C/results/$r.tsv"
+	if [ -s "$C/results/$r.out" ]; then
+		results "$C/results/$r.out" >"$C/results/$r.tsv"
 	else
 		: >"$C/results/$r.tsv"
 	fi
@@ -134,9 +138,9 @@ while IFS=$'\t' read -r n a b name; do
 	ndiff=$((ndiff + 1))
 	nok "test $n ($name): ${a:-no result} plain, ${b:-no result} with taintguard"
 	for r in plain taintguard; do
-		# what the run logged for that test (autotest keeps the output of failures)
-		awk -v n="$n" '$0 ~ "^" n "\\. [^ ]+: testing " { on = 1 } on { print } on && $0 ~ "^" n "\\. [^ ]+: (ok|FAILED|skipped|expected|UNEXPECTED)" { exit }' \
-			"$C/results/$r.log" | head -n 60 | sed "s/^/#   $r: /"
+		# what the run logged for that test (autotest keeps the directory of a failure)
+		[ -f "$C/results/$r.dir/$(printf %03d "$n")/rpmtests.log" ] &&
+			grep -v '^$' "$C/results/$r.dir/$(printf %03d "$n")/rpmtests.log" | tail -n 40 | sed "s/^/#   $r: /"
 	done
 done < <(join -t $'\t' -a 1 -a 2 -e '' -o 0,1.2,2.2,1.3 \
 	<(sort -t $'\t' -k1,1 "$C/results/plain.tsv") <(sort -t $'\t' -k1,1 "$C/results/taintguard.tsv") | sort -n)
