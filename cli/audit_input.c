@@ -21,6 +21,7 @@
 
 #include <rpm/header.h>
 #include <rpm/rpmdb.h>
+#include <rpm/rpmmacro.h>
 #include <rpm/rpmts.h>
 
 #include "audit.h"
@@ -395,10 +396,33 @@ static bool still_installed(rpmts ts, const char *name, const char *nevra)
 }
 
 /*
+ * Is an rpm transaction running on @root?  rpm holds a write lock on
+ * %_rpmlock_path (an fcntl lock, rpmio's rpmlock.c) for the whole
+ * transaction; readers never take it, and F_GETLK only looks.
+ */
+static bool rpm_busy(const char *root)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *lp = rpmExpand("%{?_rpmlock_path}", NULL);
+	char *path = lp && *lp ? tg_root_resolve(root, lp) : NULL;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	bool busy = fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(lp);
+	return busy;
+}
+
+/*
  * rpm may erase a package while it is audited: its module files vanish
  * after the rpmdb was read.  A package whose module file is gone and that
- * the rpmdb no longer holds was erased meanwhile and is left out; one
- * still installed keeps its "cannot be read" (its file is missing).
+ * the rpmdb no longer holds was erased meanwhile and is left out; so is
+ * one the rpmdb still holds while an rpm transaction runs on the root (rpm
+ * removes an erased package's files before its header).  One still
+ * installed on a quiet system keeps its "cannot be read" (its file is
+ * missing).
  */
 static void drop_erased(struct audit *a)
 {
@@ -416,7 +440,7 @@ static void drop_erased(struct audit *a)
 			       lstat(p->mods[k]->disk_path, &st) < 0 && errno == ENOENT;
 		if (gone && !ts)
 			ts = pkg_ts_new(a->o.root);
-		if (gone && ts && !still_installed(ts, p->name, p->nevra)) {
+		if (gone && ts && (!still_installed(ts, p->name, p->nevra) || rpm_busy(a->o.root))) {
 			audit_pkg_free(p);
 			continue;
 		}
