@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@
  * stay below 256 to be read back.
  */
 #define RPM_BATCH 200
+/* rpm -q asked again when it fails: rpm may be writing its database right then */
+#define RPM_TRIES 3
 /* the query format marks rpm's answers; its other lines ("package X is not installed") do not start so */
 #define RPM_MARK "taintguard-installed "
 
@@ -242,9 +245,27 @@ static void rpm_check(struct entry *e, size_t n, const char *root, const char *d
 				names[u++] = names[i];
 		nn = u;
 	}
-	for (size_t i = 0; !why && i < nn; i += RPM_BATCH)
-		why = rpm_query(rpm, root, dbpath, names + i, nn - i < RPM_BATCH ? nn - i : RPM_BATCH,
-				&installed, why_buf);
+	/*
+	 * A transaction running meanwhile can make rpm -q miss a package or
+	 * fail outright (an rpmdb being rewritten): asked again before the
+	 * records are shown as not checked.
+	 */
+	for (int t = 0; t < RPM_TRIES && rpm && names; t++) {
+		if (t) {
+			struct timespec pause = { 0, 200 * 1000 * 1000 };
+
+			strv_free(&installed);
+			free(*why_buf);
+			*why_buf = NULL;
+			nanosleep(&pause, NULL);
+		}
+		why = NULL;
+		for (size_t i = 0; !why && i < nn; i += RPM_BATCH)
+			why = rpm_query(rpm, root, dbpath, names + i,
+					nn - i < RPM_BATCH ? nn - i : RPM_BATCH, &installed, why_buf);
+		if (!why || !strcmp(why, "out of memory") || !strcmp(why, "rpm -q could not be run"))
+			break;
+	}
 	if (!why && installed.n)
 		qsort(installed.v, installed.n, sizeof(char *), str_cmp);
 	if (why)
