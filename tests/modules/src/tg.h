@@ -29,7 +29,9 @@
  * TG_NS(NS) gives what the kernel being built against expects.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define TG_NS(ns) #ns
+/* two steps, so that a namespace given by a macro (nsmiss.c's) is expanded first */
+#define TG_NS_STR(ns) #ns
+#define TG_NS(ns) TG_NS_STR(ns)
 #else
 #define TG_NS(ns) ns
 #endif
