@@ -9,5 +9,7 @@
 
 int main(int argc, char **argv)
 {
+	/* one thread yet: the module parsers' spawner starts with no lock held */
+	tg_reader_init();
 	return cmd_audit(argc, argv);
 }

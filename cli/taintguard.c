@@ -58,8 +58,12 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			/* one thread yet: the module parsers' spawner starts with no lock held (audit execs its own program) */
+			if (commands[i].fn != cmd_audit_exec)
+				tg_reader_init();
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	cli_error("unknown command '%s' (see 'taintguard --help')", argv[1]);
 	return TG_EXIT_ERROR;
 }

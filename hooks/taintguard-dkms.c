@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[0], '/');
 
 	base = base ? base + 1 : argv[0];
+	/* one thread yet: the module parsers' spawner starts with no lock held */
+	tg_reader_init();
 	if (!strcmp(base, SIGN_NAME))
 		return hk_mode_sign(argc, argv);
 	if (!strcmp(base, PREINSTALL_NAME))

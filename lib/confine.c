@@ -30,10 +30,16 @@
  *
  * Speed: one worker per thread, started when the thread first reads a
  * module and kept (an audit reads thousands): a request costs a copy of the
- * compressed bytes through a socket and the facts back.  The worker is
- * forked from a thread of a process that may have others; what it uses that
- * another thread could have held locked at the fork (the decompressors'
- * caches) is reset in the child, and glibc's malloc handles its own.
+ * compressed bytes through a socket and the facts back.
+ *
+ * Workers are not forked by the caller but by a spawner: a process forked
+ * once (tg_reader_init(), which front ends call while they have a single
+ * thread), that loads OpenSSL's configuration and digests and then only
+ * forks workers and reaps them.  A worker forked by a thread of the caller
+ * inherits every lock another thread holds at that moment (OpenSSL's method
+ * stores while a signature is checked, libcurl's ...) and waits for it for
+ * ever: seen as an audit that hung under load.  The spawner has one thread
+ * and holds no lock when it forks.
  *
  * TG_CONFINE=off in the environment parses in the calling process, for
  * programs that cannot fork or run under valgrind.
@@ -70,6 +76,10 @@
 #define WORKER_FD 3
 /* The worker exits with this when it could not confine itself. */
 #define EXIT_NOCONFINE 70
+/* The spawner's end of its control socket. */
+#define SPAWNER_FD 3
+/* How long a worker that lost its socket may take to exit before it is killed. */
+#define REAP_GRACE_MS 1000
 /* Address space a worker may add to what the fork gave it, beyond its inputs. */
 #define AS_SLACK (128ull << 20)
 
@@ -85,14 +95,34 @@ struct rep {
 	uint64_t len;		/* facts, the decompressed bytes, or the message */
 };
 
+/* To the spawner: start a worker on the attached socket, or reap one. */
+#define SP_START 1
+#define SP_REAP 2
+struct sp_req {
+	uint32_t op, kill_it;
+	int32_t pid, pad;
+	uint64_t budget;	/* SP_START: the inputs the worker's memory limit is sized for */
+};
+
+struct sp_rep {
+	int32_t r;		/* SP_START: the worker's pid; SP_REAP: 0; or -errno */
+	int32_t status;		/* SP_REAP: waitpid()'s */
+};
+
 struct worker {
-	pid_t pid;		/* 0: none running */
+	pid_t pid;		/* 0: none running (a child of the spawner) */
 	int fd;
 	uint64_t budget;	/* the inputs its memory limit was sized for */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t key;
+/* The spawner of this process (a forked child of ours gets its own). */
+static struct {
+	pthread_mutex_t mu;
+	pid_t pid, owner;
+	int fd;
+} sp = { PTHREAD_MUTEX_INITIALIZER, 0, 0, -1 };
 static bool enabled;
 static int timeout_s = TG_CONFINE_TIMEOUT_S;
 
@@ -208,16 +238,30 @@ static uint64_t vm_size(void)
 }
 
 /*
- * Everything that needs a file or a lock of the parent happens before the
- * filter: OpenSSL's configuration and digests are loaded by using them.
+ * What needs a file: OpenSSL's configuration and digests are loaded by
+ * using them.  Done once in the spawner, so that every worker has them.
  */
-static void prepare(int fd, uint64_t budget)
+static void warm(void)
 {
 	static const int digests[] = { NID_sha1, NID_sha224, NID_sha256, NID_sha384, NID_sha512,
 				       NID_sha3_256, NID_sha3_384, NID_sha3_512, NID_sm3 };
-	struct rlimit no_core = { 0, 0 };
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen;
+
+	elf_version(EV_CURRENT);
+	OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
+	for (size_t i = 0; i < TG_ARRAY_SIZE(digests); i++) {
+		const EVP_MD *t = EVP_get_digestbynid(digests[i]);
+
+		if (t)
+			EVP_Digest("", 0, md, &mdlen, t, NULL);
+	}
+}
+
+/* The worker, before the filter: its socket at WORKER_FD and nothing else open, its limits. */
+static void prepare(int fd, uint64_t budget)
+{
+	struct rlimit no_core = { 0, 0 };
 	int null;
 
 	if (fd != WORKER_FD && (dup2(fd, WORKER_FD) < 0 || close(fd) < 0))
@@ -248,14 +292,6 @@ static void prepare(int fd, uint64_t budget)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
 	tg_decompress_forget();
-	elf_version(EV_CURRENT);
-	OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_ADD_ALL_DIGESTS, NULL);
-	for (size_t i = 0; i < TG_ARRAY_SIZE(digests); i++) {
-		const EVP_MD *t = EVP_get_digestbynid(digests[i]);
-
-		if (t)
-			EVP_Digest("", 0, md, &mdlen, t, NULL);
-	}
 	if (confine_self() < 0)
 		_exit(EXIT_NOCONFINE);
 }
@@ -309,7 +345,7 @@ static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t
 	char *label = NULL, *data = NULL;
 	size_t lcap = 0, dcap = 0;
 
-	/* dies with the thread that started it */
+	/* dies with the spawner (which ends with the caller) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(0);
 	prepare(fd, budget);
@@ -327,17 +363,271 @@ static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t
 	}
 }
 
+/* ------------------------------------------------------------ the spawner */
+
+/* One request from the caller, with the socket it passes (-1: none); false at EOF. */
+static bool spawner_recv(struct sp_req *q, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { q, sizeof(*q) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t k;
+
+	*fd = -1;
+	do
+		k = recvmsg(SPAWNER_FD, &mh, MSG_CMSG_CLOEXEC);
+	while (k < 0 && errno == EINTR);
+	c = k > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (k != (ssize_t)sizeof(*q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		return false;
+	}
+	return true;
+}
+
+/* The spawner's live children, so that none outlives it. */
+static pid_t *kids;
+static size_t n_kids, kids_cap;
+
+static void kid_forget(pid_t pid)
+{
+	for (size_t i = 0; i < n_kids; i++)
+		if (kids[i] == pid) {
+			kids[i] = kids[--n_kids];
+			return;
+		}
+}
+
+/*
+ * Reap @pid, a worker of ours: killed first when asked; otherwise given
+ * REAP_GRACE_MS to exit (it lost its socket, or is dying) before it is.
+ */
+static struct sp_rep spawner_reap(pid_t pid, bool kill_it)
+{
+	struct sp_rep rep = { 0 };
+	pid_t got = waitpid(pid, &rep.status, WNOHANG);
+
+	if (got < 0) {		/* not our child: never signal a stranger */
+		rep.r = -errno;
+		return rep;
+	}
+	if (!got && kill_it)
+		kill(pid, SIGKILL);
+	for (int ms = 0; !got && !kill_it && ms < REAP_GRACE_MS; ms += 10) {
+		usleep(10000);
+		got = waitpid(pid, &rep.status, WNOHANG);
+	}
+	if (!got) {
+		kill(pid, SIGKILL);
+		while ((got = waitpid(pid, &rep.status, 0)) < 0 && errno == EINTR)
+			;
+	}
+	rep.r = got < 0 ? -errno : 0;
+	kid_forget(pid);
+	return rep;
+}
+
+static struct sp_rep spawner_start_worker(int fd, uint64_t budget)
+{
+	struct sp_rep rep = { 0 };
+	pid_t self = getpid(), pid;
+
+	if (fd < 0 || grow_array(&kids, &kids_cap, n_kids, sizeof(*kids)) < 0) {
+		rep.r = fd < 0 ? -EINVAL : -ENOMEM;
+		return rep;
+	}
+	pid = fork();
+	if (pid == 0)
+		worker_main(fd, self, budget);
+	rep.r = pid < 0 ? -errno : pid;
+	if (pid > 0)
+		kids[n_kids++] = pid;
+	return rep;
+}
+
+/*
+ * The spawner: one thread, nothing of the caller's open but its control
+ * socket (an rpm database's lock must not live on here), the caller's
+ * signal handlers reset (rpm's must not run, nor reap our workers).  It
+ * ends when the caller closes the socket (the caller ended), killing and
+ * reaping its workers first, so that their time is counted as the caller's.
+ */
+static __attribute__((noreturn)) void spawner_main(int ctl)
+{
+	sigset_t none;
+	int null;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (ctl != SPAWNER_FD && (dup2(ctl, SPAWNER_FD) < 0 || close(ctl) < 0))
+		_exit(0);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	dup2(null >= 0 ? null : SPAWNER_FD, 0);
+	dup2(null >= 0 ? null : SPAWNER_FD, 1);
+	if (close_range(SPAWNER_FD + 1, ~0u, 0) < 0)
+		for (int i = SPAWNER_FD + 1; i < 65536; i++)
+			close(i);
+	warm();
+	for (;;) {
+		struct sp_req q;
+		struct sp_rep rep = { .r = -EINVAL };
+		int fd;
+		ssize_t k;
+
+		if (!spawner_recv(&q, &fd))
+			break;
+		if (q.op == SP_START)
+			rep = spawner_start_worker(fd, q.budget);
+		else if (q.op == SP_REAP && q.pid > 0)
+			rep = spawner_reap(q.pid, q.kill_it);
+		if (fd >= 0)
+			close(fd);
+		do
+			k = send(SPAWNER_FD, &rep, sizeof(rep), MSG_NOSIGNAL);
+		while (k < 0 && errno == EINTR);
+		if (k != (ssize_t)sizeof(rep))
+			break;
+	}
+	while (n_kids)
+		spawner_reap(kids[n_kids - 1], true);
+	_exit(0);
+}
+
 /* ------------------------------------------------------------ the caller */
+
+/* Start the spawner (sp.mu held). */
+static int spawner_start(void)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawner_main(sv[1]);
+	}
+	close(sv[1]);
+	sp.pid = pid;
+	sp.owner = getpid();
+	sp.fd = sv[0];
+	return 0;
+}
+
+/* Forget the spawner (sp.mu held): @end: close its socket and reap it (it then reaps its workers). */
+static void spawner_end(bool kill_it)
+{
+	if (sp.pid && sp.owner == getpid()) {
+		close(sp.fd);
+		if (kill_it)
+			kill(sp.pid, SIGKILL);
+		while (waitpid(sp.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else if (sp.fd >= 0) {
+		close(sp.fd);	/* a forked child's copy of its parent's */
+	}
+	sp.pid = 0;
+	sp.fd = -1;
+}
+
+static int spawner_send(const struct sp_req *q, int pass)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u = { 0 };
+	struct iovec iov = { (void *)q, sizeof(*q) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t k;
+
+	if (pass >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	}
+	do
+		k = sendmsg(sp.fd, &mh, MSG_NOSIGNAL);
+	while (k < 0 && errno == EINTR);
+	return k == (ssize_t)sizeof(*q) ? 0 : k < 0 ? -errno : -EPIPE;
+}
+
+static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *deadline);
+
+/*
+ * One exchange with the spawner, started first when there is none and
+ * @start.  A spawner that does not answer in time is killed (its workers
+ * die with it) and the next call starts another.
+ */
+static int spawner_call(const struct sp_req *q, int pass, bool start, struct sp_rep *rep)
+{
+	struct timespec deadline;
+	int r = 0;
+
+	pthread_mutex_lock(&sp.mu);
+	if (sp.pid && sp.owner != getpid())
+		spawner_end(false);
+	if (!sp.pid)
+		r = start ? spawner_start() : -ECHILD;
+	if (!r)
+		r = spawner_send(q, pass);
+	if (!r) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += timeout_s;
+		r = xfer(sp.fd, false, rep, sizeof(*rep), &deadline);
+	}
+	if (r < 0 && r != -ECHILD)
+		spawner_end(true);
+	pthread_mutex_unlock(&sp.mu);
+	return r;
+}
+
+/* Reap worker @pid through the spawner; its waitpid() status in *st, or -errno. */
+static int worker_reap(pid_t pid, bool kill_it, int *st)
+{
+	struct sp_req q = { .op = SP_REAP, .pid = pid, .kill_it = kill_it };
+	struct sp_rep rep;
+	int r = spawner_call(&q, -1, false, &rep);
+
+	if (r < 0)
+		return r;
+	*st = rep.status;
+	return rep.r;
+}
 
 static void worker_stop(struct worker *w, bool kill_it)
 {
+	int st;
+
 	if (!w->pid)
 		return;
 	close(w->fd);		/* a healthy worker exits on EOF */
-	if (kill_it)
-		kill(w->pid, SIGKILL);
-	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	worker_reap(w->pid, kill_it, &st);
 	w->pid = 0;
 	w->fd = -1;
 }
@@ -348,14 +638,24 @@ static void worker_free(void *p)
 	free(p);
 }
 
-/* The exiting thread's worker (the other threads' go with them): reaped, its time counted. */
+/*
+ * At exit: the main thread's worker goes (the other threads' went with
+ * them), then the spawner, reaped with its workers so that their time is
+ * counted.  Not when another thread still talks to the spawner.
+ */
 __attribute__((destructor)) static void confine_fini(void)
 {
 	struct worker *w = enabled ? pthread_getspecific(key) : NULL;
 
 	if (w) {
 		pthread_setspecific(key, NULL);
-		worker_free(w);
+		if (w->pid)
+			close(w->fd);
+		free(w);
+	}
+	if (sp.pid && pthread_mutex_trylock(&sp.mu) == 0) {
+		spawner_end(false);
+		pthread_mutex_unlock(&sp.mu);
 	}
 }
 
@@ -378,30 +678,42 @@ bool tg_confine_enabled(void)
 	return enabled;
 }
 
+/* A new worker for @w: the spawner forks it on a socket we give it. */
 static int worker_start(struct worker *w, uint64_t budget)
 {
-	int sv[2];
-	pid_t parent = getpid(), pid;
+	struct sp_req q = { .op = SP_START, .budget = budget };
+	struct sp_rep rep;
+	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(sv[0]);
-		close(sv[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		worker_main(sv[1], parent, budget);
-	}
+	r = spawner_call(&q, sv[1], true, &rep);
 	close(sv[1]);
-	w->pid = pid;
+	if (r == 0 && rep.r <= 0)
+		r = rep.r < 0 ? rep.r : -EPROTO;
+	if (r < 0) {
+		close(sv[0]);
+		return r;
+	}
+	w->pid = rep.r;
 	w->fd = sv[0];
 	w->budget = budget;
 	return 0;
+}
+
+int tg_reader_init(void)
+{
+	int r = 0;
+
+	if (!tg_confine_enabled())
+		return 0;
+	pthread_mutex_lock(&sp.mu);
+	if (sp.pid && sp.owner != getpid())
+		spawner_end(false);
+	if (!sp.pid)
+		r = spawner_start();
+	pthread_mutex_unlock(&sp.mu);
+	return r;
 }
 
 static struct worker *this_worker(void)
@@ -493,35 +805,27 @@ static int send_request(int fd, struct req *q, const char *label, const void *da
 }
 
 /* Why the worker ended, as the module's error; the worker is gone afterwards. */
+/* Why the worker ended, as the module's error; the worker is gone afterwards. */
 static int worker_failed(struct worker *w, int why, const char *label, struct tg_error *err)
 {
 	int st = 0;
-	pid_t got = 0;
+	/* an answer cut short: the worker is dying, the spawner gives it a moment to end */
+	bool got = false;
 
 	close(w->fd);
-	/* an answer cut short: the worker is dying; give it a moment to be reaped */
-	for (int i = 0; why == -EPIPE && i < 100 && !got; i++) {
-		got = waitpid(w->pid, &st, WNOHANG);
-		if (!got)
-			usleep(10000);
-	}
-	if (got <= 0) {
-		kill(w->pid, SIGKILL);
-		if (waitpid(w->pid, got < 0 ? NULL : &st, 0) < 0)
-			st = 0;
-	}
+	got = worker_reap(w->pid, why != -EPIPE, &st) == 0;
 	w->pid = 0;
 	w->fd = -1;
 	if (why == -ETIMEDOUT)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser took more than %d s "
 			       "and was killed", label, timeout_s);
-	if (got > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+	if (got && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser was killed for a "
 			       "forbidden system call (seccomp)", label);
-	if (got > 0 && WIFSIGNALED(st))
+	if (got && WIFSIGNALED(st) && !(why != -EPIPE && WTERMSIG(st) == SIGKILL))
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser died of signal %d (%s)",
 			       label, WTERMSIG(st), strsignal(WTERMSIG(st)));
-	if (got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == EXIT_NOCONFINE)
+	if (got && WIFEXITED(st) && WEXITSTATUS(st) == EXIT_NOCONFINE)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the parser cannot be confined (seccomp "
 			       "unavailable); TG_CONFINE=off reads modules unconfined", label);
 	if (why == -EBADMSG)

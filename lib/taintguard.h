@@ -71,6 +71,15 @@ struct tg_limits {
 };
 void tg_limits_default(struct tg_limits *lim);
 /*
+ * Module bytes are parsed by confined worker processes (docs/confinement.md),
+ * forked by a spawner process.  tg_reader_init() starts it now: call it
+ * once early, while the program has a single thread, so that the spawner
+ * holds no lock another thread took.  The first module read starts it
+ * otherwise.  0, or -errno when it cannot be started (reads then fail as
+ * unreadable).  Nothing with TG_CONFINE=off.
+ */
+int tg_reader_init(void);
+/*
  * Set one limit from "NAME=VALUE" (names: input-size, module-size,
  * sections, symbols, modinfo, symvers-size, policy-size, policy-depth,
  * kernel-image-size;

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
 
 #include "taintguard.h"
 #include "target.h"
@@ -40,6 +43,9 @@ static int setup(void **state)
 	(void)state;
 	/* a hung reader is the test's: do not wait the default minute for it */
 	setenv("TG_CONFINE_TIMEOUT", "10", 1);
+	/* as the front ends do, while this program has one thread */
+	if (tg_reader_init() < 0)
+		return -1;
 	if (!target_release() || !(f = fopen(DUMMY, "r"))) {
 		printf("skip: no %s\n", target_release() ? DUMMY : "target kernel (TG_KERNEL)");
 		return 0;
@@ -275,6 +281,63 @@ static void test_decompress_confined(void **state)
 	}
 }
 
+/*
+ * A worker is never forked from a thread that may share a lock with
+ * another: while a thread of the caller loads providers and fetches digests
+ * (OpenSSL's store locks taken for writing, over and over), modules read
+ * with limits that change each time (each read starts a new worker) are
+ * all read.  A worker forked by the caller itself while that thread held
+ * a lock would wait for it for ever (an audit hung under load in CI).
+ */
+static volatile int busy_stop;
+
+static void *openssl_busy(void *arg)
+{
+	char propq[64];
+
+	(void)arg;
+	for (unsigned i = 0; !busy_stop; i++) {
+		OSSL_PROVIDER *p = OSSL_PROVIDER_load(NULL, "default");
+		EVP_MD *md;
+
+		snprintf(propq, sizeof(propq), "provider=default,tg%u=%u", i % 7, i);
+		md = EVP_MD_fetch(NULL, "SHA2-256", propq);
+		EVP_MD_free(md);
+		if (p)
+			OSSL_PROVIDER_unload(p);
+	}
+	return NULL;
+}
+
+static void test_fork_beside_locking_thread(void **state)
+{
+	pthread_t th;
+	int bad = 0;
+
+	(void)state;
+	NEED_MODULE();
+	busy_stop = 0;
+	assert_int_equal(pthread_create(&th, NULL, openssl_busy, NULL), 0);
+	for (int i = 0; i < 200; i++) {
+		struct tg_limits lim;
+		struct tg_module *m = NULL;
+		struct tg_error err = { 0 };
+
+		tg_limits_default(&lim);
+		lim.max_module_size += (uint64_t)(i % 2) << 20;	/* another budget: a new worker */
+		if (tg_module_open_mem(raw, raw_len, "dummy.ko", &lim, &m, &err) < 0) {
+			printf("# read %d: %s\n", i, err.msg);
+			bad++;
+		}
+		tg_module_free(m);
+		if (bad)
+			break;
+	}
+	busy_stop = 1;
+	pthread_join(th, NULL);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_hook_works_unconfined),
 		cmocka_unit_test(test_decompress_confined),
+		cmocka_unit_test(test_fork_beside_locking_thread),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
