@@ -39,8 +39,12 @@
  * stay below 256 to be read back.
  */
 #define RPM_BATCH 200
-/* rpm -q asked again when it fails: rpm may be writing its database right then */
-#define RPM_TRIES 3
+/*
+ * rpm -q asked again when it fails, 0.2 s apart for up to 3 s: rpm may be
+ * writing its database right then, and a transaction on a loaded machine
+ * takes seconds.
+ */
+#define RPM_TRIES 15
 /* the query format marks rpm's answers; its other lines ("package X is not installed") do not start so */
 #define RPM_MARK "taintguard-installed "
 
