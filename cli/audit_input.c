@@ -378,11 +378,13 @@ static void drop_not_modules(struct audit_pkg *p)
 		p->has_modules = false;
 }
 
-/* Is @nevra (an rpm package) in the rpmdb of @ts now? */
-static bool still_installed(rpmts ts, const char *name, const char *nevra)
+/* Is @nevra (an rpm package) in the rpmdb of @root now?  Read with rpm's lock held where it must be. */
+static bool still_installed(const char *root, const char *name, const char *nevra)
 {
-	rpmdbMatchIterator mi = rpmtsInitIterator(ts, RPMDBI_NAME, name, 0);
-	bool found = false;
+	int hold = pkg_rpmdb_hold(root);
+	rpmts ts = pkg_ts_new(root);
+	rpmdbMatchIterator mi = ts ? rpmtsInitIterator(ts, RPMDBI_NAME, name, 0) : NULL;
+	bool found = !ts;	/* cannot tell: kept, with its error */
 	Header h;
 
 	while (!found && mi && (h = rpmdbNextIterator(mi)) != NULL) {
@@ -392,27 +394,9 @@ static bool still_installed(rpmts ts, const char *name, const char *nevra)
 		free(s);
 	}
 	rpmdbFreeIterator(mi);
+	rpmtsFree(ts);
+	pkg_rpmdb_unhold(hold);
 	return found;
-}
-
-/*
- * Is an rpm transaction running on @root?  rpm holds a write lock on
- * %_rpmlock_path (an fcntl lock, rpmio's rpmlock.c) for the whole
- * transaction; readers never take it, and F_GETLK only looks.
- */
-static bool rpm_busy(const char *root)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char *lp = rpmExpand("%{?_rpmlock_path}", NULL);
-	char *path = lp && *lp ? tg_root_resolve(root, lp) : NULL;
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	bool busy = fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	free(lp);
-	return busy;
 }
 
 /*
@@ -426,7 +410,6 @@ static bool rpm_busy(const char *root)
  */
 static void drop_erased(struct audit *a)
 {
-	rpmts ts = NULL;
 	size_t w = 0;
 
 	for (size_t i = 0; i < a->n_pkgs; i++) {
@@ -438,17 +421,14 @@ static void drop_erased(struct audit *a)
 				   k < p->n_mods && !gone; k++)
 			gone = p->mods[k]->error && p->mods[k]->disk_path &&
 			       lstat(p->mods[k]->disk_path, &st) < 0 && errno == ENOENT;
-		if (gone && !ts)
-			ts = pkg_ts_new(a->o.root);
-		if (gone && ts && (!still_installed(ts, p->name, p->nevra) || rpm_busy(a->o.root))) {
+		/* rpm's lock first: no rpmdb read while a transaction runs */
+		if (gone && (pkg_rpm_busy(a->o.root) || !still_installed(a->o.root, p->name, p->nevra))) {
 			audit_pkg_free(p);
 			continue;
 		}
 		a->pkgs[w++] = p;
 	}
 	a->n_pkgs = w;
-	if (ts)
-		rpmtsFree(ts);
 }
 
 int audit_scan_installed(struct audit *a)
@@ -463,8 +443,11 @@ int audit_scan_installed(struct audit *a)
 
 		if (!ts)
 			return -ENOMEM;
+		int hold = pkg_rpmdb_hold(a->o.root);
+
 		r = pkg_rpmdb_each(ts, add_installed, a, &a->n_skipped);
-		rpmtsFree(ts);
+		rpmtsFree(ts);	/* the rpmdb closed before the lock goes */
+		pkg_rpmdb_unhold(hold);
 	}
 	/* each file once: the rpmdb's first, then dpkg's and DKMS's, then the unowned */
 	for (size_t i = 0; r == 0 && i < a->n_pkgs; i++)

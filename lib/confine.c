@@ -58,6 +58,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -76,6 +77,13 @@
 #define WORKER_FD 3
 /* The worker exits with this when it could not confine itself. */
 #define EXIT_NOCONFINE 70
+/* A label (the module's name in messages) is cut there. */
+#define TG_CONFINE_LABEL_MAX 4096
+/* The label is padded so that the module's bytes after it are aligned for the ELF reader. */
+#define LABEL_PAD(n) (((size_t)(n) + 7) & ~(size_t)7)
+/* What a worker reads, and the caller receives, at once: a typical request or answer. */
+#define READ_CHUNK (256u << 10)
+#define ANSWER_CHUNK (64u << 10)
 /* The spawner's end of its control socket. */
 #define SPAWNER_FD 3
 /* How long a worker that lost its socket may take to exit before it is killed. */
@@ -88,6 +96,9 @@ struct req {
 	uint64_t len, cap;
 	struct tg_limits lim;
 };
+
+/* the module's bytes follow it (and the padded label): aligned for the ELF reader */
+_Static_assert(sizeof(struct req) % 8 == 0, "struct req keeps what follows it aligned");
 
 struct rep {
 	int32_t r;
@@ -113,6 +124,7 @@ struct worker {
 	pid_t pid;		/* 0: none running (a child of the spawner) */
 	int fd;
 	uint64_t budget;	/* the inputs its memory limit was sized for */
+	char *abuf;		/* ANSWER_CHUNK bytes: an answer's first part lands here */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -340,10 +352,17 @@ static bool room(char **buf, size_t *cap, size_t n)
 	return true;
 }
 
+/*
+ * A request is read with as few system calls as it takes (each is a kernel
+ * entry, the dearest part of a request on a virtual machine): the whole
+ * request, as the socket holds it, in one read() into a buffer kept for the
+ * next one; only what had not arrived yet is read after.
+ */
 static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t budget)
 {
-	char *label = NULL, *data = NULL;
-	size_t lcap = 0, dcap = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	char label[TG_CONFINE_LABEL_MAX + 1];
 
 	/* dies with the spawner (which ends with the caller) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
@@ -351,15 +370,31 @@ static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t
 	prepare(fd, budget);
 	for (;;) {
 		struct req q;
+		size_t have, need;
+		ssize_t k;
 
-		if (!read_full(WORKER_FD, &q, sizeof(q)) || q.magic != REQ_MAGIC ||
-		    q.label_len > 4096)
+		if (!room(&buf, &cap, READ_CHUNK))
 			_exit(0);
-		if (!room(&label, &lcap, q.label_len + 1) || !room(&data, &dcap, q.len ? q.len : 1) ||
-		    !read_full(WORKER_FD, label, q.label_len) || !read_full(WORKER_FD, data, q.len))
+		do
+			k = read(WORKER_FD, buf, cap);
+		while (k < 0 && errno == EINTR);
+		if (k <= 0)
 			_exit(0);
+		have = (size_t)k;
+		if (have < sizeof(q) && !read_full(WORKER_FD, buf + have, sizeof(q) - have))
+			_exit(0);
+		have = have < sizeof(q) ? sizeof(q) : have;
+		memcpy(&q, buf, sizeof(q));
+		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 2)
+			_exit(0);
+		need = sizeof(q) + LABEL_PAD(q.label_len) + (size_t)q.len;
+		/* the caller sends one request and waits for its answer: never more */
+		if (have > need || !room(&buf, &cap, need) ||
+		    !read_full(WORKER_FD, buf + have, need - have))
+			_exit(0);
+		memcpy(label, buf + sizeof(q), q.label_len);
 		label[q.label_len] = '\0';
-		serve_one(&q, label, data);
+		serve_one(&q, label, buf + sizeof(q) + LABEL_PAD(q.label_len));
 	}
 }
 
@@ -634,8 +669,11 @@ static void worker_stop(struct worker *w, bool kill_it)
 
 static void worker_free(void *p)
 {
-	worker_stop(p, false);
-	free(p);
+	struct worker *w = p;
+
+	worker_stop(w, false);
+	free(w->abuf);
+	free(w);
 }
 
 /*
@@ -651,6 +689,7 @@ __attribute__((destructor)) static void confine_fini(void)
 		pthread_setspecific(key, NULL);
 		if (w->pid)
 			close(w->fd);
+		free(w->abuf);
 		free(w);
 	}
 	if (sp.pid && pthread_mutex_trylock(&sp.mu) == 0) {
@@ -695,6 +734,9 @@ static int worker_start(struct worker *w, uint64_t budget)
 		close(sv[0]);
 		return r;
 	}
+	/* an answer is waited for in one blocking recvmsg(), for at most the timeout */
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = timeout_s },
+		   sizeof(struct timeval));
 	w->pid = rep.r;
 	w->fd = sv[0];
 	w->budget = budget;
@@ -780,10 +822,12 @@ static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *dead
 static int send_request(int fd, struct req *q, const char *label, const void *data,
 			const struct timespec *deadline)
 {
-	struct iovec iov[3] = {
-		{ q, sizeof(*q) }, { (void *)label, q->label_len }, { (void *)data, q->len },
+	static const char zeros[8];
+	struct iovec iov[4] = {
+		{ q, sizeof(*q) }, { (void *)label, q->label_len },
+		{ (void *)zeros, LABEL_PAD(q->label_len) - q->label_len }, { (void *)data, q->len },
 	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 4 };
 	size_t sent;
 	ssize_t k;
 
@@ -793,7 +837,7 @@ static int send_request(int fd, struct req *q, const char *label, const void *da
 	if (k < 0 && errno != EAGAIN)
 		return errno == ECONNRESET ? -EPIPE : -errno;
 	sent = k < 0 ? 0 : (size_t)k;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
 		int r = xfer(fd, true, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip, deadline);
 
@@ -801,6 +845,49 @@ static int send_request(int fd, struct req *q, const char *label, const void *da
 			return r;
 		sent -= skip;
 	}
+	return 0;
+}
+
+/*
+ * The answer: its head and, mostly, its whole body in one blocking
+ * recvmsg() (SO_RCVTIMEO bounds it), the rest before @deadline.  The body
+ * (at most @max bytes, NUL-terminated) in *body.
+ */
+static int recv_answer(struct worker *w, uint64_t max, struct rep *rep, char **body,
+		       const struct timespec *deadline)
+{
+	struct iovec iov[2] = { { rep, sizeof(*rep) }, { w->abuf, ANSWER_CHUNK } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t got, in_abuf;
+	ssize_t k;
+	int r = 0;
+
+	do
+		k = recvmsg(w->fd, &mh, 0);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT :
+		       errno == ECONNRESET ? -EPIPE : -errno;
+	if (k == 0)
+		return -EPIPE;
+	got = (size_t)k;
+	if (got < sizeof(*rep) &&
+	    (r = xfer(w->fd, false, (char *)rep + got, sizeof(*rep) - got, deadline)) < 0)
+		return r;
+	in_abuf = got > sizeof(*rep) ? got - sizeof(*rep) : 0;
+	if (rep->r > 0 || (rep->r == 0 && rep->len > max) ||
+	    (rep->r < 0 && rep->len >= TG_ERRMAX) || in_abuf > rep->len)
+		return -EBADMSG;
+	if (!(*body = malloc(rep->len + 1)))
+		return -ENOMEM;
+	memcpy(*body, w->abuf, in_abuf);
+	r = xfer(w->fd, false, *body + in_abuf, rep->len - in_abuf, deadline);
+	if (r < 0) {
+		free(*body);
+		*body = NULL;
+		return r;
+	}
+	(*body)[rep->len] = '\0';
 	return 0;
 }
 
@@ -858,25 +945,21 @@ static int request(struct req *q, const char *label, const void *data, uint64_t 
 	if (!w->pid && (r = worker_start(w, budget)) < 0)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: cannot start the confined parser: %s",
 			       label, strerror(-r));
+	if (!w->abuf && !(w->abuf = malloc(ANSWER_CHUNK)))
+		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
 	q->magic = REQ_MAGIC;
-	q->label_len = (uint32_t)strnlen(label, 4096);
+	q->label_len = (uint32_t)strnlen(label, TG_CONFINE_LABEL_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_s;
 	r = send_request(w->fd, q, label, data, &deadline);
 	if (!r)
-		r = xfer(w->fd, false, &rep, sizeof(rep), &deadline);
-	if (!r && (rep.r > 0 || (rep.r == 0 && rep.len > max) || (rep.r < 0 && rep.len >= TG_ERRMAX)))
-		r = -EBADMSG;
-	if (!r && !(b = malloc(rep.len + 1)))
-		r = -ENOMEM;
-	if (!r)
-		r = xfer(w->fd, false, b, rep.len, &deadline);
-	if (r < 0) {
-		free(b);
-		return r == -ENOMEM ? tg_fail(err, r, "%s: out of memory", label)
-				    : worker_failed(w, r, label, err);
+		r = recv_answer(w, max, &rep, &b, &deadline);
+	if (r == -ENOMEM) {
+		worker_stop(w, true);	/* its answer is still in the socket */
+		return tg_fail(err, r, "%s: out of memory", label);
 	}
-	b[rep.len] = '\0';
+	if (r < 0)
+		return worker_failed(w, r, label, err);
 	if (rep.r < 0) {
 		/* the worker's message names the module by the label it was sent */
 		r = tg_fail(err, rep.r, "%s", b);

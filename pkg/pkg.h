@@ -459,6 +459,23 @@ struct pkg_installed {
 typedef int (*pkg_installed_fn)(void *ctx, struct pkg_installed *p);
 int pkg_rpmdb_each(rpmts ts, pkg_installed_fn fn, void *ctx, size_t *skipped);
 
+/* Is an rpm transaction running on @root (rpm's transaction lock held)? */
+bool pkg_rpm_busy(const char *root);
+/*
+ * A Berkeley DB rpmdb (rpm before 4.16 made them: RHEL 8, SLES 15, Debian
+ * 11's rpm) is read by librpm's read-only backend, which takes no lock:
+ * read while a transaction writes it, it can loop for ever (an audit
+ * --installed hung in rpmdbInitIterator while rpm 4.16 erased a package).
+ * pkg_rpmdb_hold() holds rpm's transaction lock shared while such an rpmdb
+ * is read: a running transaction is waited for (up to PKG_RPMDB_WAIT_S; then
+ * the rpmdb is read anyway) and none starts until pkg_rpmdb_unhold() (rpm
+ * says "waiting for transaction lock" and waits).  Other rpmdbs (sqlite,
+ * ndb) lock for their readers themselves: nothing is held (-1).
+ */
+#define PKG_RPMDB_WAIT_S 60
+int pkg_rpmdb_hold(const char *root);
+void pkg_rpmdb_unhold(int fd);
+
 /*
  * Names of the installed packages (in @ts's rpmdb) owning @path, appended to
  * @names (each once); 0 or -ENOMEM.

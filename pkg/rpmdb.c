@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Installed packages (the rpmdb of a root) that own module files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <rpm/header.h>
 #include <rpm/rpmdb.h>
 #include <rpm/rpmfiles.h>
+#include <rpm/rpmmacro.h>
 #include <rpm/rpmts.h>
 
 #include "pkg.h"
@@ -78,4 +83,76 @@ int pkg_rpmdb_owners(rpmts ts, const char *path, struct strv *names)
 	}
 	rpmdbFreeIterator(mi);
 	return r;
+}
+
+/* rpm's transaction lock file of @root (%_rpmlock_path), opened read-only; -1 when there is none. */
+static int rpmlock_open(const char *root)
+{
+	char *lp = rpmExpand("%{?_rpmlock_path}", NULL);
+	char *path = lp && *lp ? tg_root_resolve(root, lp) : NULL;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+	free(path);
+	free(lp);
+	return fd;
+}
+
+/*
+ * rpm holds a write lock on %_rpmlock_path (an fcntl lock, rpmio's
+ * rpmlock.c) for a whole transaction; readers never take it, and F_GETLK
+ * only looks.
+ */
+bool pkg_rpm_busy(const char *root)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = rpmlock_open(root);
+	bool busy = fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+
+	if (fd >= 0)
+		close(fd);
+	return busy;
+}
+
+/* Is @root's rpmdb a Berkeley DB one (a Packages file, no rpmdb.sqlite)? */
+static bool rpmdb_is_bdb(const char *root)
+{
+	char *db = rpmExpand("%{?_dbpath}", NULL);
+	char *pk = NULL, *sq = NULL, *rp = NULL, *rs = NULL;
+	struct stat st;
+	bool bdb = false;
+
+	if (db && *db && asprintf(&pk, "%s/Packages", db) >= 0 && asprintf(&sq, "%s/rpmdb.sqlite", db) >= 0 &&
+	    (rp = tg_root_resolve(root, pk)) && (rs = tg_root_resolve(root, sq)))
+		bdb = stat(rp, &st) == 0 && stat(rs, &st) < 0;
+	free(db);
+	free(pk);
+	free(sq);
+	free(rp);
+	free(rs);
+	return bdb;
+}
+
+int pkg_rpmdb_hold(const char *root)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	int fd;
+
+	if (!rpmdb_is_bdb(root) || (fd = rpmlock_open(root)) < 0)
+		return -1;
+	for (int i = 0; i < PKG_RPMDB_WAIT_S * 10; i++) {
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			return fd;
+		if (errno != EACCES && errno != EAGAIN)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	close(fd);	/* not held: read anyway, as rpm -q would */
+	return -1;
+}
+
+void pkg_rpmdb_unhold(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* the lock goes with it */
 }
