@@ -378,14 +378,18 @@ static void drop_not_modules(struct audit_pkg *p)
 		p->has_modules = false;
 }
 
-/* Is @nevra (an rpm package) in the rpmdb of @root now?  Read with rpm's lock held where it must be. */
+/* Is @nevra (an rpm package) in the rpmdb of @root now?  (A Berkeley DB one once rpm is done.) */
 static bool still_installed(const char *root, const char *name, const char *nevra)
 {
-	int hold = pkg_rpmdb_hold(root);
-	rpmts ts = pkg_ts_new(root);
-	rpmdbMatchIterator mi = ts ? rpmtsInitIterator(ts, RPMDBI_NAME, name, 0) : NULL;
-	bool found = !ts;	/* cannot tell: kept, with its error */
+	rpmdbMatchIterator mi = NULL;
+	rpmts ts;
+	bool found;
 	Header h;
+
+	pkg_rpmdb_quiet(root);
+	ts = pkg_ts_new(root);
+	mi = ts ? rpmtsInitIterator(ts, RPMDBI_NAME, name, 0) : NULL;
+	found = !ts;	/* cannot tell: kept, with its error */
 
 	while (!found && mi && (h = rpmdbNextIterator(mi)) != NULL) {
 		char *s = headerGetAsString(h, RPMTAG_NEVRA);
@@ -395,7 +399,6 @@ static bool still_installed(const char *root, const char *name, const char *nevr
 	}
 	rpmdbFreeIterator(mi);
 	rpmtsFree(ts);
-	pkg_rpmdb_unhold(hold);
 	return found;
 }
 
@@ -443,11 +446,9 @@ int audit_scan_installed(struct audit *a)
 
 		if (!ts)
 			return -ENOMEM;
-		int hold = pkg_rpmdb_hold(a->o.root);
-
+		pkg_rpmdb_quiet(a->o.root);
 		r = pkg_rpmdb_each(ts, add_installed, a, &a->n_skipped);
-		rpmtsFree(ts);	/* the rpmdb closed before the lock goes */
-		pkg_rpmdb_unhold(hold);
+		rpmtsFree(ts);
 	}
 	/* each file once: the rpmdb's first, then dpkg's and DKMS's, then the unowned */
 	for (size_t i = 0; r == 0 && i < a->n_pkgs; i++)

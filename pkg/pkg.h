@@ -466,15 +466,14 @@ bool pkg_rpm_busy(const char *root);
  * 11's rpm) is read by librpm's read-only backend, which takes no lock:
  * read while a transaction writes it, it can loop for ever (an audit
  * --installed hung in rpmdbInitIterator while rpm 4.16 erased a package).
- * pkg_rpmdb_hold() holds rpm's transaction lock shared while such an rpmdb
- * is read: a running transaction is waited for (up to PKG_RPMDB_WAIT_S; then
- * the rpmdb is read anyway) and none starts until pkg_rpmdb_unhold() (rpm
- * says "waiting for transaction lock" and waits).  Other rpmdbs (sqlite,
- * ndb) lock for their readers themselves: nothing is held (-1).
+ * pkg_rpmdb_quiet() waits, before such an rpmdb is read, while a
+ * transaction runs on @root (at most PKG_RPMDB_WAIT_S).  It cannot keep one
+ * from starting during the read: holding rpm's lock would make that rpm
+ * fail ("can't create transaction lock"), not wait.  sqlite and ndb rpmdbs
+ * lock for their readers themselves: no wait.
  */
 #define PKG_RPMDB_WAIT_S 60
-int pkg_rpmdb_hold(const char *root);
-void pkg_rpmdb_unhold(int fd);
+void pkg_rpmdb_quiet(const char *root);
 
 /*
  * Names of the installed packages (in @ts's rpmdb) owning @path, appended to

@@ -132,27 +132,10 @@ static bool rpmdb_is_bdb(const char *root)
 	return bdb;
 }
 
-int pkg_rpmdb_hold(const char *root)
+void pkg_rpmdb_quiet(const char *root)
 {
-	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
 	struct timespec pause = { 0, 100 * 1000 * 1000 };
-	int fd;
 
-	if (!rpmdb_is_bdb(root) || (fd = rpmlock_open(root)) < 0)
-		return -1;
-	for (int i = 0; i < PKG_RPMDB_WAIT_S * 10; i++) {
-		if (fcntl(fd, F_SETLK, &fl) == 0)
-			return fd;
-		if (errno != EACCES && errno != EAGAIN)
-			break;
+	for (int i = 0; i < PKG_RPMDB_WAIT_S * 10 && rpmdb_is_bdb(root) && pkg_rpm_busy(root); i++)
 		nanosleep(&pause, NULL);
-	}
-	close(fd);	/* not held: read anyway, as rpm -q would */
-	return -1;
-}
-
-void pkg_rpmdb_unhold(int fd)
-{
-	if (fd >= 0)
-		close(fd);	/* the lock goes with it */
 }
