@@ -160,6 +160,14 @@ static void scan_payload(struct tgp_state *st, struct tgp_pkg *pkg, FD_t fd, Hea
 		goto exit;
 	}
 	files = rpmteFiles(pkg->te);
+	/*
+	 * The module parsers' spawner, started by the first package with module
+	 * candidates (a transaction without any forks nothing), while rpm has
+	 * one thread: no decoding thread runs yet.
+	 */
+	if ((r = tg_reader_init()) < 0)
+		rpmlog(RPMLOG_WARNING, "taintguard: cannot start the module parser's process: %s; "
+		       "the modules of %s are unreadable\n", strerror(-r), pkg->nevra);
 	q = tg_workq_new(st->jobs, DECODE_QUEUE_BYTES);
 	s.d = q ? pkg_decode_new(q, &st->lim) : NULL;
 	if (!files || !s.d) {

@@ -349,7 +349,6 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	const char *root = rpmtsRootDir(ts);
 	struct tgp_pkg **judge;
 	size_t n = 0;
-	int r;
 
 	tgp_reset(st);
 	tgp_closure_free(st->closure);	/* its elements were another transaction's */
@@ -367,11 +366,6 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		st->rootpfx[l - 1] = '\0';
 	if (st->mode == TGP_OFF)
 		return RPMRC_OK;	/* records of erased packages still go */
-	/* rpm has one thread here: the parsers' spawner starts with no lock held */
-	if ((r = tg_reader_init()) < 0)
-		rpmlog(RPMLOG_WARNING, "taintguard: cannot start the module parser's process: %s; "
-		       "every module of this transaction is unreadable\n", strerror(-r));
-
 	/*
 	 * Before the prescan, which hands it the headers it reads.  In warn mode
 	 * only when an earlier refusal is remembered: then it says what needs it.
