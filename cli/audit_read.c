@@ -145,6 +145,8 @@ static void stream(struct one *o, struct pkg_file *pf, const struct pkg_files_fa
 	for (int k = 0; k <= PKG_CONFIG; k++)
 		po.max_size[k] = a->o.limits.max_input_size;
 	r = pkg_payload_read(pf->fd, pf->h, pf->files, &po, on_member, o, &error);
+	if (o->d)
+		pkg_decode_flush(o->d);
 	if (r < 0 && error)
 		audit_pkg_error(p, "payload: %s", error);
 	free(error);

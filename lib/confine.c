@@ -79,8 +79,15 @@
 #define EXIT_NOCONFINE 70
 /* A label (the module's name in messages) is cut there. */
 #define TG_CONFINE_LABEL_MAX 4096
-/* The label is padded so that the module's bytes after it are aligned for the ELF reader. */
+/*
+ * The label and the bytes are padded to 8, so that the module's bytes, and
+ * the next request of a batch, are aligned for the ELF reader.
+ */
 #define LABEL_PAD(n) (((size_t)(n) + 7) & ~(size_t)7)
+#define REQ_SIZE(label_len, len) (sizeof(struct req) + LABEL_PAD(label_len) + LABEL_PAD(len))
+/* Small modules go to the worker in batches: this many at most, of at most so many bytes. */
+#define BATCH_MAX 8
+#define BATCH_BYTES (96u << 10)
 /* What a worker reads, and the caller receives, at once: a typical request or answer. */
 #define READ_CHUNK (256u << 10)
 #define ANSWER_CHUNK (64u << 10)
@@ -124,7 +131,8 @@ struct worker {
 	pid_t pid;		/* 0: none running (a child of the spawner) */
 	int fd;
 	uint64_t budget;	/* the inputs its memory limit was sized for */
-	char *abuf;		/* ANSWER_CHUNK bytes: an answer's first part lands here */
+	char *abuf;		/* ANSWER_CHUNK bytes: answers land here, a batch's mostly at once */
+	size_t aoff, alen;	/* abuf[aoff..alen): received, not yet taken */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -139,22 +147,6 @@ static bool enabled;
 static int timeout_s = TG_CONFINE_TIMEOUT_S;
 
 /* ------------------------------------------------------------ the worker */
-
-static bool read_full(int fd, void *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(fd, p, n);
-
-		if (k <= 0) {
-			if (k < 0 && errno == EINTR)
-				continue;
-			return false;
-		}
-		p = (char *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
 
 static bool write_full(int fd, const void *p, size_t n)
 {
@@ -353,15 +345,39 @@ static bool room(char **buf, size_t *cap, size_t n)
 }
 
 /*
- * A request is read with as few system calls as it takes (each is a kernel
- * entry, the dearest part of a request on a virtual machine): the whole
- * request, as the socket holds it, in one read() into a buffer kept for the
- * next one; only what had not arrived yet is read after.
+ * @n more bytes in buf[have..] from the socket: at least @n, as many as the
+ * socket holds (the next requests of a batch come with it).  Requests
+ * already read but not served are kept at the start of the buffer.
+ */
+static bool read_more(char **buf, size_t *cap, size_t *have, size_t n)
+{
+	size_t want = *have + n;
+
+	if (!room(buf, cap, want > READ_CHUNK ? want : READ_CHUNK))
+		return false;
+	while (*have < want) {
+		ssize_t k = read(WORKER_FD, *buf + *have, *cap - *have);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		*have += (size_t)k;
+	}
+	return true;
+}
+
+/*
+ * Requests are read with as few system calls as it takes (each is a kernel
+ * entry, the dearest part of a request on a virtual machine): what the
+ * socket holds, a whole batch of small modules mostly, in one read() into
+ * a buffer kept for the next; served one after the other.
  */
 static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t budget)
 {
 	char *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 0, have = 0, off = 0;
 	char label[TG_CONFINE_LABEL_MAX + 1];
 
 	/* dies with the spawner (which ends with the caller) */
@@ -370,31 +386,32 @@ static __attribute__((noreturn)) void worker_main(int fd, pid_t parent, uint64_t
 	prepare(fd, budget);
 	for (;;) {
 		struct req q;
-		size_t have, need;
-		ssize_t k;
+		size_t need;
 
-		if (!room(&buf, &cap, READ_CHUNK))
+		if (off && off == have)
+			off = have = 0;
+		if (off && have - off < sizeof(q)) {	/* a request cut short: to the front */
+			memmove(buf, buf + off, have - off);
+			have -= off;
+			off = 0;
+		}
+		if (have - off < sizeof(q) && !read_more(&buf, &cap, &have, sizeof(q) - (have - off)))
 			_exit(0);
-		do
-			k = read(WORKER_FD, buf, cap);
-		while (k < 0 && errno == EINTR);
-		if (k <= 0)
+		memcpy(&q, buf + off, sizeof(q));
+		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 4)
 			_exit(0);
-		have = (size_t)k;
-		if (have < sizeof(q) && !read_full(WORKER_FD, buf + have, sizeof(q) - have))
-			_exit(0);
-		have = have < sizeof(q) ? sizeof(q) : have;
-		memcpy(&q, buf, sizeof(q));
-		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 2)
-			_exit(0);
-		need = sizeof(q) + LABEL_PAD(q.label_len) + (size_t)q.len;
-		/* the caller sends one request and waits for its answer: never more */
-		if (have > need || !room(&buf, &cap, need) ||
-		    !read_full(WORKER_FD, buf + have, need - have))
-			_exit(0);
-		memcpy(label, buf + sizeof(q), q.label_len);
+		need = REQ_SIZE(q.label_len, q.len);
+		if (have - off < need) {
+			memmove(buf, buf + off, have - off);
+			have -= off;
+			off = 0;
+			if (!read_more(&buf, &cap, &have, need - have))
+				_exit(0);
+		}
+		memcpy(label, buf + off + sizeof(q), q.label_len);
 		label[q.label_len] = '\0';
-		serve_one(&q, label, buf + sizeof(q) + LABEL_PAD(q.label_len));
+		serve_one(&q, label, buf + off + sizeof(q) + LABEL_PAD(q.label_len));
+		off += need;
 	}
 }
 
@@ -665,6 +682,7 @@ static void worker_stop(struct worker *w, bool kill_it)
 	worker_reap(w->pid, kill_it, &st);
 	w->pid = 0;
 	w->fd = -1;
+	w->aoff = w->alen = 0;	/* its answers are gone with it */
 }
 
 static void worker_free(void *p)
@@ -818,26 +836,47 @@ static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *dead
 	return 0;
 }
 
-/* The request in one sendmsg() when the socket takes it; the rest piece by piece. */
-static int send_request(int fd, struct req *q, const char *label, const void *data,
-			const struct timespec *deadline)
+/* One module to read (or bytes to decompress) and what became of it. */
+struct job {
+	struct req q;
+	const char *label;
+	const void *data;
+	uint64_t max;		/* the answer's size at most */
+	char *body;		/* the answer (r = 0) */
+	size_t blen;
+	int r;
+	struct tg_error err;
+};
+
+/*
+ * The requests of @k jobs in one sendmsg() when the socket takes them (a
+ * batch is at most BATCH_BYTES: it always does), the rest piece by piece.
+ */
+static int send_requests(int fd, struct job *jobs, size_t k, const struct timespec *deadline)
 {
 	static const char zeros[8];
-	struct iovec iov[4] = {
-		{ q, sizeof(*q) }, { (void *)label, q->label_len },
-		{ (void *)zeros, LABEL_PAD(q->label_len) - q->label_len }, { (void *)data, q->len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 4 };
-	size_t sent;
-	ssize_t k;
+	struct iovec iov[5 * BATCH_MAX];
+	struct msghdr mh = { .msg_iov = iov };
+	size_t n = 0, sent;
+	ssize_t got;
 
+	for (size_t i = 0; i < k; i++) {
+		struct req *q = &jobs[i].q;
+
+		iov[n++] = (struct iovec){ q, sizeof(*q) };
+		iov[n++] = (struct iovec){ (void *)jobs[i].label, q->label_len };
+		iov[n++] = (struct iovec){ (void *)zeros, LABEL_PAD(q->label_len) - q->label_len };
+		iov[n++] = (struct iovec){ (void *)jobs[i].data, q->len };
+		iov[n++] = (struct iovec){ (void *)zeros, LABEL_PAD(q->len) - q->len };
+	}
+	mh.msg_iovlen = n;
 	do
-		k = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (k < 0 && errno == EINTR);
-	if (k < 0 && errno != EAGAIN)
+		got = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (got < 0 && errno == EINTR);
+	if (got < 0 && errno != EAGAIN)
 		return errno == ECONNRESET ? -EPIPE : -errno;
-	sent = k < 0 ? 0 : (size_t)k;
-	for (size_t i = 0; i < 4; i++) {
+	sent = got < 0 ? 0 : (size_t)got;
+	for (size_t i = 0; i < n; i++) {
 		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
 		int r = xfer(fd, true, (char *)iov[i].iov_base + skip, iov[i].iov_len - skip, deadline);
 
@@ -848,40 +887,62 @@ static int send_request(int fd, struct req *q, const char *label, const void *da
 	return 0;
 }
 
-/*
- * The answer: its head and, mostly, its whole body in one blocking
- * recvmsg() (SO_RCVTIMEO bounds it), the rest before @deadline.  The body
- * (at most @max bytes, NUL-terminated) in *body.
- */
-static int recv_answer(struct worker *w, uint64_t max, struct rep *rep, char **body,
-		       const struct timespec *deadline)
+/* The worker's answers that have arrived into abuf (empty before): one blocking recv(), SO_RCVTIMEO bounds it. */
+static int refill(struct worker *w, const struct timespec *deadline)
 {
-	struct iovec iov[2] = { { rep, sizeof(*rep) }, { w->abuf, ANSWER_CHUNK } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	size_t got, in_abuf;
 	ssize_t k;
-	int r = 0;
 
+	if (ms_left(deadline) <= 0)
+		return -ETIMEDOUT;
 	do
-		k = recvmsg(w->fd, &mh, 0);
+		k = recv(w->fd, w->abuf, ANSWER_CHUNK, 0);
 	while (k < 0 && errno == EINTR);
 	if (k < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT :
 		       errno == ECONNRESET ? -EPIPE : -errno;
 	if (k == 0)
 		return -EPIPE;
-	got = (size_t)k;
-	if (got < sizeof(*rep) &&
-	    (r = xfer(w->fd, false, (char *)rep + got, sizeof(*rep) - got, deadline)) < 0)
+	w->aoff = 0;
+	w->alen = (size_t)k;
+	return 0;
+}
+
+/* @n bytes of the answers into @dst: what abuf holds first, a large rest straight from the socket. */
+static int take(struct worker *w, void *dst, size_t n, const struct timespec *deadline)
+{
+	char *d = dst;
+
+	while (n) {
+		size_t k = w->alen - w->aoff < n ? w->alen - w->aoff : n;
+		int r;
+
+		memcpy(d, w->abuf + w->aoff, k);
+		w->aoff += k;
+		d += k;
+		n -= k;
+		if (w->aoff == w->alen)
+			w->aoff = w->alen = 0;
+		if (n >= ANSWER_CHUNK / 2)
+			return xfer(w->fd, false, d, n, deadline);
+		if (n && (r = refill(w, deadline)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* One answer: its head, then its body (at most @max bytes, NUL-terminated) in *body. */
+static int recv_answer(struct worker *w, uint64_t max, struct rep *rep, char **body,
+		       const struct timespec *deadline)
+{
+	int r = take(w, rep, sizeof(*rep), deadline);
+
+	if (r < 0)
 		return r;
-	in_abuf = got > sizeof(*rep) ? got - sizeof(*rep) : 0;
-	if (rep->r > 0 || (rep->r == 0 && rep->len > max) ||
-	    (rep->r < 0 && rep->len >= TG_ERRMAX) || in_abuf > rep->len)
+	if (rep->r > 0 || (rep->r == 0 && rep->len > max) || (rep->r < 0 && rep->len >= TG_ERRMAX))
 		return -EBADMSG;
 	if (!(*body = malloc(rep->len + 1)))
 		return -ENOMEM;
-	memcpy(*body, w->abuf, in_abuf);
-	r = xfer(w->fd, false, *body + in_abuf, rep->len - in_abuf, deadline);
+	r = take(w, *body, rep->len, deadline);
 	if (r < 0) {
 		free(*body);
 		*body = NULL;
@@ -903,6 +964,7 @@ static int worker_failed(struct worker *w, int why, const char *label, struct tg
 	got = worker_reap(w->pid, why != -EPIPE, &st) == 0;
 	w->pid = 0;
 	w->fd = -1;
+	w->aoff = w->alen = 0;
 	if (why == -ETIMEDOUT)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser took more than %d s "
 			       "and was killed", label, timeout_s);
@@ -922,109 +984,177 @@ static int worker_failed(struct worker *w, int why, const char *label, struct tg
 }
 
 /*
- * One request to this thread's worker.  0 with the answer in *body (r = 0,
- * at most @max bytes, NUL-terminated) or the worker's own error in @err
- * (r < 0, returned); TG_CONFINE_FAILED when the worker failed.
+ * @k requests (a batch, all with the same limits) to this thread's worker,
+ * sent at once, answered in order.  Each job ends with its answer in body
+ * (r = 0) or its error (r < 0: the reader's own, or TG_CONFINE_FAILED when
+ * the worker failed on it).  Returns how many jobs ended: after a worker
+ * failed on one, the jobs behind it were not read (the caller sends them
+ * again, to a new worker).
  */
-static int request(struct req *q, const char *label, const void *data, uint64_t max,
-		   void **body, size_t *blen, struct tg_error *err)
+static size_t exchange(struct job *jobs, size_t k)
 {
 	struct worker *w = this_worker();
-	uint64_t budget = q->lim.max_input_size + 2 * q->lim.max_module_size;
+	uint64_t budget = jobs[0].q.lim.max_input_size + 2 * jobs[0].q.lim.max_module_size;
 	struct timespec deadline;
-	struct rep rep;
-	char *b = NULL;
 	int r;
 
-	*body = NULL;
-	*blen = 0;
-	if (!w)
-		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
+	if (!w || (!w->abuf && !(w->abuf = malloc(ANSWER_CHUNK)))) {
+		jobs[0].r = tg_fail(&jobs[0].err, -ENOMEM, "%s: out of memory", jobs[0].label);
+		return 1;
+	}
 	if (w->pid && w->budget != budget)
 		worker_stop(w, false);	/* its memory limit was sized for other limits */
-	if (!w->pid && (r = worker_start(w, budget)) < 0)
-		return tg_fail(err, TG_CONFINE_FAILED, "%s: cannot start the confined parser: %s",
-			       label, strerror(-r));
-	if (!w->abuf && !(w->abuf = malloc(ANSWER_CHUNK)))
-		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
-	q->magic = REQ_MAGIC;
-	q->label_len = (uint32_t)strnlen(label, TG_CONFINE_LABEL_MAX);
+	if (!w->pid && (r = worker_start(w, budget)) < 0) {
+		jobs[0].r = tg_fail(&jobs[0].err, TG_CONFINE_FAILED, "%s: cannot start the confined "
+				    "parser: %s", jobs[0].label, strerror(-r));
+		return 1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		jobs[i].q.magic = REQ_MAGIC;
+		jobs[i].q.label_len = (uint32_t)strnlen(jobs[i].label, TG_CONFINE_LABEL_MAX);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_s;
-	r = send_request(w->fd, q, label, data, &deadline);
-	if (!r)
-		r = recv_answer(w, max, &rep, &b, &deadline);
-	if (r == -ENOMEM) {
-		worker_stop(w, true);	/* its answer is still in the socket */
-		return tg_fail(err, r, "%s: out of memory", label);
+	r = send_requests(w->fd, jobs, k, &deadline);
+	for (size_t i = 0; i < k; i++) {
+		struct rep rep;
+		struct job *j = &jobs[i];
+
+		/* each module of a batch has the timeout, from the answer before it */
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += timeout_s;
+		if (!r)
+			r = recv_answer(w, j->max, &rep, &j->body, &deadline);
+		if (r == -ENOMEM) {
+			worker_stop(w, true);	/* its answer is still in the socket */
+			j->r = tg_fail(&j->err, r, "%s: out of memory", j->label);
+			return i + 1;
+		}
+		if (r < 0) {
+			j->r = worker_failed(w, r, j->label, &j->err);
+			return i + 1;
+		}
+		j->blen = rep.len;
+		j->r = 0;
+		if (rep.r < 0) {
+			/* the worker's message names the module by the label it was sent */
+			j->r = tg_fail(&j->err, rep.r, "%s", j->body);
+			free(j->body);
+			j->body = NULL;
+		}
 	}
-	if (r < 0)
-		return worker_failed(w, r, label, err);
-	if (rep.r < 0) {
-		/* the worker's message names the module by the label it was sent */
-		r = tg_fail(err, rep.r, "%s", b);
-		free(b);
-		return r;
+	return k;
+}
+
+/* The facts of job @j read back (untrusted bytes) into a module. */
+static int job_module(struct job *j, struct tg_module **out, struct tg_error *err)
+{
+	struct tg_module *m = NULL;
+	int r;
+
+	*out = NULL;
+	if (j->r < 0) {
+		*err = j->err;
+		return j->r;
 	}
-	*body = b;
-	*blen = rep.len;
+	r = tg_module_facts_read(j->body, j->blen, &j->q.lim, &m, err);
+	free(j->body);
+	j->body = NULL;
+	if (r < 0) {
+		/* a worker sending what the facts reader refuses is not to be trusted again */
+		worker_stop(this_worker(), true);
+		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser answered nonsense",
+			       j->label);
+	}
+	/* what describes the input is ours, not the worker's to say */
+	free(m->label);
+	free(m->file_modname);
+	m->label = strdup(j->label);
+	m->file_modname = tg_module_name_from_file(j->label);
+	m->file_size = j->q.len;
+	m->compression = tg_compression_detect(j->data, j->q.len);
+	if (!m->label) {
+		tg_module_free(m);
+		return tg_fail(err, -ENOMEM, "%s: out of memory", j->label);
+	}
+	*out = m;
+	return 0;
+}
+
+/* How many of the modules from @i on go in one batch (at least one). */
+static size_t batch_size(const size_t *len, const char *const *label, size_t i, size_t n)
+{
+	size_t k = 0, bytes = 0;
+
+	while (i + k < n && k < BATCH_MAX) {
+		size_t b = REQ_SIZE(strnlen(label[i + k] ? label[i + k] : "<memory>",
+					    TG_CONFINE_LABEL_MAX), len[i + k]);
+
+		if (k && bytes + b > BATCH_BYTES)
+			break;
+		bytes += b;
+		k++;
+		if (bytes > BATCH_BYTES)
+			break;
+	}
+	return k;
+}
+
+int tg_confine_open_many(size_t n, const void *const *data, const size_t *len,
+			 const char *const *label, const struct tg_limits *lim,
+			 struct tg_module **out, struct tg_error *err, int *r)
+{
+	struct job jobs[BATCH_MAX];
+	struct tg_limits def;
+
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t k = batch_size(len, label, i, n), done;
+
+		for (size_t j = 0; j < k; j++)
+			jobs[j] = (struct job){ .q = { .op = OP_OPEN, .len = len[i + j], .lim = *lim },
+						.label = label[i + j] ? label[i + j] : "<memory>",
+						.data = data[i + j], .max = lim->max_module_size };
+		done = exchange(jobs, k);
+		for (size_t j = 0; j < done; j++)
+			r[i + j] = job_module(&jobs[j], &out[i + j], &err[i + j]);
+		i += done;	/* those a failed worker did not read: again, to a new one */
+	}
 	return 0;
 }
 
 int tg_confine_open(const void *data, size_t len, const char *label,
 		    const struct tg_limits *lim, struct tg_module **out, struct tg_error *err)
 {
-	struct req q = { .op = OP_OPEN, .len = len };
-	struct tg_module *m = NULL;
-	void *facts;
-	size_t flen;
 	int r;
 
-	*out = NULL;
-	if (!label)
-		label = "<memory>";
-	if (lim)
-		q.lim = *lim;
-	else
-		tg_limits_default(&q.lim);
-	r = request(&q, label, data, q.lim.max_module_size, &facts, &flen, err);
-	if (r < 0)
-		return r;
-	r = tg_module_facts_read(facts, flen, &q.lim, &m, err);
-	free(facts);
-	if (r < 0) {
-		/* a worker sending what the facts reader refuses is not to be trusted again */
-		worker_stop(this_worker(), true);
-		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser answered nonsense",
-			       label);
-	}
-	/* what describes the input is ours, not the worker's to say */
-	free(m->label);
-	free(m->file_modname);
-	m->label = strdup(label);
-	m->file_modname = tg_module_name_from_file(label);
-	m->file_size = len;
-	m->compression = tg_compression_detect(data, len);
-	if (!m->label) {
-		tg_module_free(m);
-		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
-	}
-	*out = m;
-	return 0;
+	tg_confine_open_many(1, &data, &len, &label, lim, out, err, &r);
+	return r;
 }
 
 static int confine_decompress(enum tg_compression kind, const void *in, size_t inlen,
 			      uint64_t cap, void **out, size_t *outlen, const char *label,
 			      struct tg_error *err)
 {
-	struct req q = { .op = OP_DECOMPRESS, .kind = kind, .len = inlen, .cap = cap };
+	struct job j = { .q = { .op = OP_DECOMPRESS, .kind = kind, .len = inlen, .cap = cap },
+			 .label = label ? label : "<memory>", .data = in, .max = cap };
 
-	tg_limits_default(&q.lim);
-	if (q.lim.max_input_size < inlen)
-		q.lim.max_input_size = inlen;
-	if (q.lim.max_module_size < cap)
-		q.lim.max_module_size = cap;
-	return request(&q, label ? label : "<memory>", in, cap, out, outlen, err);
+	tg_limits_default(&j.q.lim);
+	if (j.q.lim.max_input_size < inlen)
+		j.q.lim.max_input_size = inlen;
+	if (j.q.lim.max_module_size < cap)
+		j.q.lim.max_module_size = cap;
+	exchange(&j, 1);
+	if (j.r < 0) {
+		*err = j.err;
+		return j.r;
+	}
+	*out = j.body;
+	*outlen = j.blen;
+	return 0;
 }
 
 /* The public decompressor: its bytes are untrusted too (a module, a Module.symvers). */

@@ -29,6 +29,10 @@ bool tg_confine_enabled(void);
  */
 int tg_confine_open(const void *data, size_t len, const char *label,
 		    const struct tg_limits *lim, struct tg_module **out, struct tg_error *err);
+/* tg_module_open_mem_many() confined: small modules go to the worker in batches. */
+int tg_confine_open_many(size_t n, const void *const *data, const size_t *len,
+			 const char *const *label, const struct tg_limits *lim,
+			 struct tg_module **out, struct tg_error *err, int *r);
 
 /* What the worker runs: the unconfined readers (module.c, decompress.c). */
 int tg_module_parse_mem(const void *data, size_t len, const char *label,

@@ -23,6 +23,17 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 	return tg_module_parse_mem(data, len, label, lim, out, err);
 }
 
+int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len,
+			    const char *const *label, const struct tg_limits *lim,
+			    struct tg_module **out, struct tg_error *err, int *r)
+{
+	if (tg_confine_enabled())
+		return tg_confine_open_many(n, data, len, label, lim, out, err, r);
+	for (size_t i = 0; i < n; i++)
+		r[i] = tg_module_parse_mem(data[i], len[i], label[i], lim, &out[i], &err[i]);
+	return 0;
+}
+
 int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
 		      struct tg_module **out, struct tg_error *err)
 {

@@ -230,6 +230,14 @@ int tg_module_open_fd(int fd, const char *label, const struct tg_limits *lim,
 int tg_module_open_mem(const void *data, size_t len, const char *label,
 		       const struct tg_limits *lim, struct tg_module **out,
 		       struct tg_error *err);
+/*
+ * @n modules from memory at once: what n tg_module_open_mem() calls give
+ * (r[i], out[i], err[i] for each), with fewer round trips to the confined
+ * parser: small modules go to it in batches.  Returns 0.
+ */
+int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len,
+			    const char *const *label, const struct tg_limits *lim,
+			    struct tg_module **out, struct tg_error *err, int *r);
 void tg_module_free(struct tg_module *m);
 /* First value of @key in .modinfo byte order (what the kernel's get_modinfo returns). */
 const char *tg_module_get(const struct tg_module *m, const char *key);

@@ -21,11 +21,25 @@ struct item {
 	size_t len;
 };
 
+/*
+ * Small candidates go to the pool in batches: the module reader sends a
+ * batch to its confined parser in one round trip (lib/confine.c), and the
+ * round trips, not the bytes, are what confinement costs.
+ */
+#define BATCH_MAX 8
+#define BATCH_BYTES (96u << 10)
+
+struct batch {
+	struct item *it[BATCH_MAX];
+	size_t n, bytes;
+};
+
 struct pkg_decode {
 	struct tg_workq *q;
 	const struct tg_limits *lim;
 	struct item **v;
 	size_t n, cap;
+	struct batch *pending;	/* pushed, not yet handed to the pool */
 	bool oom;	/* an entry could not be kept: the package gets an error */
 };
 
@@ -42,11 +56,40 @@ struct pkg_decode *pkg_decode_new(struct tg_workq *q, const struct tg_limits *li
 
 static void decode_run(void *arg)
 {
-	struct item *it = arg;
+	struct batch *b = arg;
+	const void *buf[BATCH_MAX];
+	const char *path[BATCH_MAX];
+	size_t len[BATCH_MAX];
+	struct tg_module *m[BATCH_MAX];
+	char *error[BATCH_MAX];
+	int r[BATCH_MAX];
 
-	it->e.r = pkg_module_from_mem(it->buf, it->len, it->e.path, it->lim, &it->e.m, &it->e.error);
-	free(it->buf);
-	it->buf = NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		buf[i] = b->it[i]->buf;
+		len[i] = b->it[i]->len;
+		path[i] = b->it[i]->e.path;
+	}
+	pkg_modules_from_mem(b->n, buf, len, path, b->it[0]->lim, m, error, r);
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *it = b->it[i];
+
+		it->e.r = r[i];
+		it->e.m = m[i];
+		it->e.error = error[i];
+		free(it->buf);
+		it->buf = NULL;
+	}
+	free(b);
+}
+
+/* The pending batch to the pool. */
+static void flush(struct pkg_decode *d)
+{
+	struct batch *b = d->pending;
+
+	d->pending = NULL;
+	if (b)
+		tg_workq_push(d->q, decode_run, b, b->bytes);
 }
 
 static struct item *add(struct pkg_decode *d, const char *path)
@@ -85,7 +128,22 @@ void pkg_decode_push(struct pkg_decode *d, const char *path, void *buf, size_t l
 	}
 	it->buf = buf;
 	it->len = len;
-	tg_workq_push(d->q, decode_run, it, len);
+	if (!d->pending && !(d->pending = calloc(1, sizeof(*d->pending)))) {
+		/* no memory for a batch: read here and now */
+		it->e.r = pkg_module_from_mem(buf, len, path, d->lim, &it->e.m, &it->e.error);
+		free(buf);
+		it->buf = NULL;
+		return;
+	}
+	d->pending->it[d->pending->n++] = it;
+	d->pending->bytes += len;
+	if (d->pending->n == BATCH_MAX || d->pending->bytes >= BATCH_BYTES)
+		flush(d);
+}
+
+void pkg_decode_flush(struct pkg_decode *d)
+{
+	flush(d);
 }
 
 void pkg_decode_error(struct pkg_decode *d, const char *path, const char *msg)
@@ -102,9 +160,17 @@ void pkg_decode_error(struct pkg_decode *d, const char *path, const char *msg)
 
 int pkg_decode_take(struct pkg_decode *d, struct pkg_decoded **out, size_t *n)
 {
-	struct pkg_decoded *v = calloc(d->n + 1, sizeof(*v));
+	struct pkg_decoded *v;
 	size_t k = 0;
 
+	/* never handed to the pool (no pkg_decode_flush): read here, never dropped */
+	if (d->pending) {
+		struct batch *left = d->pending;
+
+		d->pending = NULL;
+		decode_run(left);
+	}
+	v = calloc(d->n + 1, sizeof(*v));
 	*out = NULL;
 	*n = 0;
 	for (size_t i = 0; i < d->n; i++) {

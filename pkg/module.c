@@ -33,23 +33,25 @@ static bool holds_struct_module(const struct tg_module *m)
 	return m->n_this_module_sections > 0 && m->this_module_size > 0;
 }
 
-int pkg_module_from_mem(const void *buf, size_t len, const char *path,
-			const struct tg_limits *lim, struct tg_module **m, char **error)
+/* Bytes that cannot be a module at all (text, modules.dep ...): never sent to the reader. */
+static bool never_module(const void *buf, size_t len)
+{
+	return tg_compression_detect(buf, len) == TG_COMP_NONE && !is_elf(buf, len);
+}
+
+/* What the reader's answer (@opened, *m, @err) makes of the bytes: pkg_module_from_mem()'s result. */
+static int classify(const void *buf, size_t len, const char *path, const struct tg_limits *lim,
+		    int opened, struct tg_module **m, const struct tg_error *err, char **error)
 {
 	bool named = tg_module_file_name(path);
 	bool strict = named && pkg_in_module_dir(path);
 	bool hidden = !named && !pkg_in_module_dir(path);
 	enum tg_compression c = tg_compression_detect(buf, len);
-	struct tg_error err = { 0 };
 	void *img = NULL;
 	size_t imglen = 0;
 	bool modinfo;
 
-	*m = NULL;
-	*error = NULL;
-	if (c == TG_COMP_NONE && !is_elf(buf, len))
-		return 0;	/* text, modules.dep ... */
-	if (tg_module_open_mem(buf, len, path, lim, m, &err) == 0) {
+	if (opened == 0) {
 		if (hidden ? holds_struct_module(*m) : (*m)->n_modinfo > 0 || strict)
 			return 1;
 		tg_module_free(*m);	/* an ELF file, but no module (vdso .so) */
@@ -57,8 +59,8 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 		return 0;
 	}
 	/* the confined reader died on these bytes (taintguard.h): hostile, always a finding */
-	if (err.code == -ECHILD) {
-		*error = strdup(err.msg);
+	if (err->code == -ECHILD) {
+		*error = strdup(err->msg);
 		return -1;
 	}
 	/* Unreadable: a finding if it is (or claims to be) a module. */
@@ -73,7 +75,7 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			 */
 			if (!named && !(hidden && (dr == -EFBIG || dr == -ENOMEM)))
 				return 0;
-			*error = strdup(derr.msg[0] ? derr.msg : err.msg);
+			*error = strdup(derr.msg[0] ? derr.msg : err->msg);
 			return -1;
 		}
 		buf = img;
@@ -83,11 +85,72 @@ int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 	modinfo = is_elf(buf, len) && (hidden ? memmem(buf, len, ".gnu.linkonce.this_module", 26)
 					      : memmem(buf, len, ".modinfo", 9)) != NULL;
 	if (is_elf(buf, len) && (strict || modinfo)) {
-		*error = strdup(err.msg[0] ? err.msg : "unreadable kernel module");
+		*error = strdup(err->msg[0] ? err->msg : "unreadable kernel module");
 		free(img);
 		return -1;
 	}
 	free(img);
+	return 0;
+}
+
+int pkg_module_from_mem(const void *buf, size_t len, const char *path,
+			const struct tg_limits *lim, struct tg_module **m, char **error)
+{
+	struct tg_error err = { 0 };
+	int r;
+
+	*m = NULL;
+	*error = NULL;
+	if (never_module(buf, len))
+		return 0;
+	r = tg_module_open_mem(buf, len, path, lim, m, &err);
+	return classify(buf, len, path, lim, r, m, &err, error);
+}
+
+int pkg_modules_from_mem(size_t n, const void *const *buf, const size_t *len,
+			 const char *const *path, const struct tg_limits *lim,
+			 struct tg_module **m, char **error, int *r)
+{
+	const void **b = calloc(n ? n : 1, sizeof(*b));
+	const char **p = calloc(n ? n : 1, sizeof(*p));
+	size_t *l = calloc(n ? n : 1, sizeof(*l));
+	struct tg_module **mm = calloc(n ? n : 1, sizeof(*mm));
+	struct tg_error *err = calloc(n ? n : 1, sizeof(*err));
+	int *opened = calloc(n ? n : 1, sizeof(*opened));
+	size_t k = 0;
+
+	if (!b || !p || !l || !mm || !err || !opened) {	/* one by one, then */
+		for (size_t i = 0; i < n; i++)
+			r[i] = pkg_module_from_mem(buf[i], len[i], path[i], lim, &m[i], &error[i]);
+		goto out;
+	}
+	/* the reader gets the possible modules, all at once */
+	for (size_t i = 0; i < n; i++)
+		if (!never_module(buf[i], len[i])) {
+			b[k] = buf[i];
+			l[k] = len[i];
+			p[k++] = path[i];
+		}
+	tg_module_open_mem_many(k, b, l, p, lim, mm, err, opened);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		m[i] = NULL;
+		error[i] = NULL;
+		if (never_module(buf[i], len[i])) {
+			r[i] = 0;
+			continue;
+		}
+		m[i] = mm[k];
+		r[i] = classify(buf[i], len[i], path[i], lim, opened[k], &m[i], &err[k], &error[i]);
+		k++;
+	}
+out:
+	free(b);
+	free(p);
+	free(l);
+	free(mm);
+	free(err);
+	free(opened);
 	return 0;
 }
 

@@ -118,6 +118,10 @@ size_t pkg_ftypes_count(const struct pkg_ftypes *t);
  */
 int pkg_module_from_mem(const void *buf, size_t len, const char *path,
 			const struct tg_limits *lim, struct tg_module **m, char **error);
+/* pkg_module_from_mem() of @n files at once (r[i], m[i], error[i]): the reader gets them in batches. */
+int pkg_modules_from_mem(size_t n, const void *const *buf, const size_t *len,
+			 const char *const *path, const struct tg_limits *lim,
+			 struct tg_module **m, char **error, int *r);
 /*
  * The same for a file already on disk (the rpm plugin's backstop reads what
  * rpm unpacked, audit --installed a hidden candidate): the whole regular
@@ -279,8 +283,14 @@ struct pkg_decoded {
  */
 struct pkg_decode;
 struct pkg_decode *pkg_decode_new(struct tg_workq *q, const struct tg_limits *lim);
-/* Queue @buf (taken) for reading; an entry in its payload place. */
+/*
+ * Queue @buf (taken) for reading; an entry in its payload place.  Small
+ * candidates wait to go to the pool in batches: pkg_decode_flush() hands
+ * over the last one (before the pool is finished; pkg_decode_take() reads
+ * what is left in the calling thread).
+ */
 void pkg_decode_push(struct pkg_decode *d, const char *path, void *buf, size_t len);
+void pkg_decode_flush(struct pkg_decode *d);
 /* An entry that could not be read (r = -1), in its payload place. */
 void pkg_decode_error(struct pkg_decode *d, const char *path, const char *msg);
 /*

@@ -175,6 +175,7 @@ static void scan_payload(struct tgp_state *st, struct tgp_pkg *pkg, FD_t fd, Hea
 		goto exit;
 	}
 	r = pkg_payload_read(fd, h, files, &po, on_member, &s, &error);
+	pkg_decode_flush(s.d);
 	tg_workq_finish(q);	/* every module read */
 	q = NULL;
 	take_modules(pkg, s.d);

@@ -338,6 +338,51 @@ static void test_fork_beside_locking_thread(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Several modules at once (batches to one worker): the same facts as one by
+ * one; a module that kills its worker in the middle of a batch is the only
+ * unreadable one, those behind it are read by the next worker.
+ */
+static void test_many(void **state)
+{
+	enum { N = 7, BAD = 3 };
+	const void *data[N];
+	size_t len[N];
+	const char *label[N] = { "a.ko", "b.ko", "c.ko", "d.ko", "e.ko", "f.ko", "g.ko" };
+	struct tg_module *m[N] = { 0 }, *one = NULL;
+	struct tg_error err[N] = { 0 }, e1 = { 0 };
+	unsigned char *bad;
+	size_t blen;
+	int r[N];
+
+	(void)state;
+	NEED_MODULE();
+	blen = hooked("abort");
+	bad = malloc(blen);
+	assert_non_null(bad);
+	memcpy(bad, plain, blen);
+	for (int i = 0; i < N; i++) {
+		data[i] = i == BAD ? (const void *)bad : i % 2 ? (const void *)raw : (const void *)plain;
+		len[i] = i == BAD ? blen : i % 2 ? raw_len : plain_len;
+	}
+	assert_int_equal(tg_module_open_mem_many(N, data, len, label, NULL, m, err, r), 0);
+	for (int i = 0; i < N; i++) {
+		if (i == BAD) {
+			assert_int_equal(r[i], TG_CONFINE_FAILED);
+			assert_non_null(strstr(err[i].msg, "d.ko: the confined parser died of signal 6"));
+			assert_null(m[i]);
+			continue;
+		}
+		assert_int_equal(r[i], 0);
+		assert_int_equal(tg_module_open_mem(data[i], len[i], label[i], NULL, &one, &e1), 0);
+		facts_equal(one, m[i]);
+		assert_string_equal(m[i]->label, label[i]);
+		tg_module_free(one);
+		tg_module_free(m[i]);
+	}
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_hook_works_unconfined),
 		cmocka_unit_test(test_decompress_confined),
 		cmocka_unit_test(test_fork_beside_locking_thread),
+		cmocka_unit_test(test_many),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
