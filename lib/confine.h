@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The parsers of untrusted module bytes (decompression, ELF, the PKCS#7 of
- * the signature) run in confined worker processes: confine.c,
+ * the signature) run in confined worker processes: confine.c (the caller),
+ * confine_spawner.c, confine_worker.c,
  * docs/confinement.md.  Not installed.
  */
 #ifndef TG_CONFINE_H

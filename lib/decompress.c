@@ -514,8 +514,9 @@ int tg_decompress_image(enum tg_compression kind, const void *in, size_t inlen, 
 }
 
 /*
- * In the child of a fork (confine.c): another thread may have held one of
- * the caches' locks or been halfway through an update when the process was
+ * In a worker (confine_worker.c), forked by the spawner, itself a fork of a
+ * process that may have had other threads: one may have held one of the
+ * caches' locks or been halfway through an update when the process was
  * copied.  Start with fresh locks and empty caches (what they held stays
  * allocated in this copy: a few buffers, never freed, never reused).
  */
