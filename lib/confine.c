@@ -662,6 +662,8 @@ static int confine_decompress(enum tg_compression kind, const void *in, size_t i
 	struct job j = { .q = { .op = OP_DECOMPRESS, .kind = kind, .len = inlen, .cap = cap },
 			 .label = label ? label : "<memory>", .data = in, .max = cap };
 
+	*out = NULL;
+	*outlen = 0;
 	tg_limits_default(&j.q.lim);
 	if (j.q.lim.max_input_size < inlen)
 		j.q.lim.max_input_size = inlen;
