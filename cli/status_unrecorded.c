@@ -132,12 +132,14 @@ static const char *rpm_lines(const char *rpm, const char *root, const char *dbpa
 			if (strv_push(got, line + strlen(mark)) < 0)
 				why = "out of memory";
 		} else if (strncmp(line, "file ", 5) && strncmp(line, "error: file ", 12) &&
-			   strncmp(line, "warning:", 8) && *line) {
+			   strncmp(line, "package ", 8) && strncmp(line, "warning:", 8) && *line) {
 			/*
 			 * rpm -qf says "file X is not owned by any package", or,
 			 * when X is not on the host, "error: file X: ..." (it
 			 * looks at the host's X, not the root's, once the rpmdb
-			 * named no owner): both are answers.
+			 * named no owner): both are answers.  So is "package X
+			 * is not installed" for an owner that a transaction
+			 * erased after rpm -qf named it: it owns nothing now.
 			 */
 			why = "rpm -q printed an error";
 			cli_error("rpm -q: %.200s", line);
