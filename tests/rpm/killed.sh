@@ -194,6 +194,11 @@ for point in tsm_pre first payload psm_post tsm_post; do
 		test "$good" = 1
 	[ "$good" = 1 ] || echo "$ST" | sed 's/^/#   /'
 	rm -f "$R/tmp/hold-"*
+	# rpm names its temporary files "path;TID", TID the transaction's start
+	# in seconds: a run again within the second of the killed one meets the
+	# killed one's files under its own names (rpm 6.1 then fails kb's unpack,
+	# "open failed - No such file or directory"). Again, a second later.
+	sleep 1.1
 	rpmx -U --replacepkgs "$(P kmod-ka)" "$(P kmod-kb)"
 	status_of
 	check "kill point $point, run again: both installed, both records final, status lists both (exit $SRC)" \
