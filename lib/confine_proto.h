@@ -70,6 +70,9 @@ struct sp_rep {
 	int32_t status;		/* SP_REAP: waitpid()'s */
 };
 
+/* WORKER_FD and SPAWNER_FD are one place: what both keep of the caller's descriptors. */
+_Static_assert(WORKER_FD == SPAWNER_FD, "tg_confine_keep_only() serves both");
+bool tg_confine_keep_only(int fd);
 /* The worker: serves requests on @fd until EOF; never returns. */
 __attribute__((noreturn)) void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget);
 /* What every worker needs of a file (OpenSSL's configuration and digests): loaded once, in the spawner. */

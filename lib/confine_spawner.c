@@ -115,21 +115,14 @@ static struct sp_rep spawner_start_worker(int fd, uint64_t budget)
 void tg_confine_spawner_main(int ctl)
 {
 	sigset_t none;
-	int null;
 
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (ctl != SPAWNER_FD && (dup2(ctl, SPAWNER_FD) < 0 || close(ctl) < 0))
+	if (!tg_confine_keep_only(ctl))
 		_exit(0);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	dup2(null >= 0 ? null : SPAWNER_FD, 0);
-	dup2(null >= 0 ? null : SPAWNER_FD, 1);
-	if (close_range(SPAWNER_FD + 1, ~0u, 0) < 0)
-		for (int i = SPAWNER_FD + 1; i < 65536; i++)
-			close(i);
 	tg_confine_warm();
 	for (;;) {
 		struct sp_req q;

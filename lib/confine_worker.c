@@ -141,21 +141,34 @@ void tg_confine_warm(void)
 	}
 }
 
+/*
+ * @fd moved to fd 3 (WORKER_FD, SPAWNER_FD), /dev/null on 0 and 1, every
+ * other descriptor above 3 closed; stderr stays (a sanitizer's report).
+ * false when @fd cannot be moved.
+ */
+bool tg_confine_keep_only(int fd)
+{
+	int null;
+
+	if (fd != WORKER_FD && (dup2(fd, WORKER_FD) < 0 || close(fd) < 0))
+		return false;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	dup2(null >= 0 ? null : WORKER_FD, 0);
+	dup2(null >= 0 ? null : WORKER_FD, 1);
+	if (close_range(WORKER_FD + 1, ~0u, 0) < 0)
+		for (int i = WORKER_FD + 1; i < 65536; i++)
+			close(i);
+	return true;
+}
+
 /* The worker, before the filter: its socket at WORKER_FD and nothing else open, its limits. */
 static void prepare(int fd, uint64_t budget)
 {
 	struct rlimit no_core = { 0, 0 };
-	int null;
 
-	if (fd != WORKER_FD && (dup2(fd, WORKER_FD) < 0 || close(fd) < 0))
-		_exit(EXIT_NOCONFINE);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	dup2(null >= 0 ? null : WORKER_FD, 0);
-	dup2(null >= 0 ? null : WORKER_FD, 1);
 	/* nothing of the parent's (an rpm database, a record being written) stays reachable */
-	if (close_range(WORKER_FD + 1, ~0u, 0) < 0)
-		for (int i = WORKER_FD + 1; i < 65536; i++)
-			close(i);
+	if (!tg_confine_keep_only(fd))
+		_exit(EXIT_NOCONFINE);
 	setrlimit(RLIMIT_CORE, &no_core);
 #ifndef __SANITIZE_ADDRESS__	/* ASan reserves terabytes of shadow address space */
 	{
