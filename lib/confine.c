@@ -574,7 +574,8 @@ static int job_module(struct job *j, struct tg_module **out, struct tg_error *er
 
 	*out = NULL;
 	if (j->r < 0) {
-		*err = j->err;
+		if (err)
+			*err = j->err;
 		return j->r;
 	}
 	r = tg_module_facts_read(j->body, j->blen, &j->q.lim, &m, err);
@@ -640,7 +641,7 @@ int tg_confine_open_many(size_t n, const void *const *data, const size_t *len,
 						.data = data[i + j], .max = lim->max_module_size };
 		done = exchange(jobs, k);
 		for (size_t j = 0; j < done; j++)
-			r[i + j] = job_module(&jobs[j], &out[i + j], &err[i + j]);
+			r[i + j] = job_module(&jobs[j], &out[i + j], err ? &err[i + j] : NULL);
 		i += done;	/* those a failed worker did not read: again, to a new one */
 	}
 	return 0;
@@ -671,7 +672,8 @@ static int confine_decompress(enum tg_compression kind, const void *in, size_t i
 		j.q.lim.max_module_size = cap;
 	exchange(&j, 1);
 	if (j.r < 0) {
-		*err = j.err;
+		if (err)
+			*err = j.err;
 		return j.r;
 	}
 	*out = j.body;

@@ -30,7 +30,8 @@ int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len
 	if (tg_confine_enabled())
 		return tg_confine_open_many(n, data, len, label, lim, out, err, r);
 	for (size_t i = 0; i < n; i++)
-		r[i] = tg_module_parse_mem(data[i], len[i], label[i], lim, &out[i], &err[i]);
+		r[i] = tg_module_parse_mem(data[i], len[i], label[i], lim, &out[i],
+					   err ? &err[i] : NULL);
 	return 0;
 }
 

@@ -233,7 +233,8 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
 /*
  * @n modules from memory at once: what n tg_module_open_mem() calls give
  * (r[i], out[i], err[i] for each), with fewer round trips to the confined
- * parser: small modules go to it in batches.  Returns 0.
+ * parser: small modules go to it in batches.  @err may be NULL, as for
+ * tg_module_open_mem(): no messages.  Returns 0.
  */
 int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len,
 			    const char *const *label, const struct tg_limits *lim,

@@ -140,6 +140,31 @@ static void test_errors_pass_through(void **state)
 	assert_null(m);
 }
 
+/*
+ * A caller that wants no message passes no error struct (the fuzz harnesses
+ * do): a failed read, decompression or batch still only returns its error.
+ */
+static void test_errors_without_struct(void **state)
+{
+	const void *data[2] = { "hello", "world" };
+	const size_t len[2] = { 5, 5 };
+	const char *label[2] = { "a.ko", "b.ko" };
+	struct tg_module *m = NULL, *ms[2];
+	void *out = NULL;
+	size_t olen = 0;
+	int r[2];
+
+	(void)state;
+	assert_int_equal(tg_module_open_mem("hello", 5, "text.ko", NULL, &m, NULL), -ENOEXEC);
+	assert_null(m);
+	assert_int_equal(tg_module_open_mem_many(2, data, len, label, NULL, ms, NULL, r), 0);
+	assert_int_equal(r[0], -ENOEXEC);
+	assert_int_equal(r[1], -ENOEXEC);
+	assert_int_equal(tg_decompress(TG_COMP_XZ, "\xfd" "7zXZ", 6, 1u << 20, &out, &olen, "bad.xz",
+				       NULL), -EBADMSG);
+	free(out);
+}
+
 /* The verdict of @len bytes of plain (NULL module: the open's error) with the target's kernel. */
 static void judge(size_t len, struct tg_verdict *v, char *why, size_t wlen)
 {
@@ -392,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_facts),
 		cmocka_unit_test(test_errors_pass_through),
+		cmocka_unit_test(test_errors_without_struct),
 		cmocka_unit_test(test_openat_refused),
 		cmocka_unit_test(test_execve_refused),
 		cmocka_unit_test(test_crash_unreadable),
