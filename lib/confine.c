@@ -473,7 +473,6 @@ static int recv_answer(struct worker *w, uint64_t max, struct rep *rep, char **b
 }
 
 /* Why the worker ended, as the module's error; the worker is gone afterwards. */
-/* Why the worker ended, as the module's error; the worker is gone afterwards. */
 static int worker_failed(struct worker *w, int why, const char *label, struct tg_error *err)
 {
 	int st = 0;
@@ -507,11 +506,12 @@ static int worker_failed(struct worker *w, int why, const char *label, struct tg
  * @k requests (a batch, all with the same limits) to this thread's worker,
  * sent at once, answered in order.  Each job ends with its answer in body
  * (r = 0) or its error (r < 0: the reader's own, or TG_CONFINE_FAILED when
- * the worker failed on it).  Returns how many jobs ended: after a worker
- * failed on one, the jobs behind it were not read (the caller sends them
- * again, to a new worker).
+ * the worker failed on it).  Returns how many jobs ended.  A worker holds
+ * its answers back until the end of its batch, so one that fails before
+ * the last answer may have failed on any of the jobs not answered: none of
+ * them ends, *unsure is set, and the caller sends them again one by one.
  */
-static size_t exchange(struct job *jobs, size_t k)
+static size_t exchange(struct job *jobs, size_t k, bool *unsure)
 {
 	struct worker *w = this_worker();
 	uint64_t budget = jobs[0].q.lim.max_input_size + 2 * jobs[0].q.lim.max_module_size;
@@ -552,7 +552,10 @@ static size_t exchange(struct job *jobs, size_t k)
 		}
 		if (r < 0) {
 			j->r = worker_failed(w, r, j->label, &j->err);
-			return i + 1;
+			if (i + 1 == k)
+				return k;
+			*unsure = true;
+			return i;
 		}
 		j->blen = rep.len;
 		j->r = 0;
@@ -627,22 +630,26 @@ int tg_confine_open_many(size_t n, const void *const *data, const size_t *len,
 {
 	struct job jobs[BATCH_MAX];
 	struct tg_limits def;
+	size_t alone = 0;	/* modules before this one are sent one by one */
 
 	if (!lim) {
 		tg_limits_default(&def);
 		lim = &def;
 	}
 	for (size_t i = 0; i < n;) {
-		size_t k = batch_size(len, label, i, n), done;
+		size_t k = i < alone ? 1 : batch_size(len, label, i, n), done;
+		bool unsure = false;
 
 		for (size_t j = 0; j < k; j++)
 			jobs[j] = (struct job){ .q = { .op = OP_OPEN, .len = len[i + j], .lim = *lim },
 						.label = label[i + j] ? label[i + j] : "<memory>",
 						.data = data[i + j], .max = lim->max_module_size };
-		done = exchange(jobs, k);
+		done = exchange(jobs, k, &unsure);
 		for (size_t j = 0; j < done; j++)
 			r[i + j] = job_module(&jobs[j], &out[i + j], err ? &err[i + j] : NULL);
-		i += done;	/* those a failed worker did not read: again, to a new one */
+		if (unsure)	/* which of them failed the worker: each alone tells */
+			alone = i + k;
+		i += done;	/* those a failed worker did not answer: again, to a new one */
 	}
 	return 0;
 }
@@ -670,7 +677,7 @@ static int confine_decompress(enum tg_compression kind, const void *in, size_t i
 		j.q.lim.max_input_size = inlen;
 	if (j.q.lim.max_module_size < cap)
 		j.q.lim.max_module_size = cap;
-	exchange(&j, 1);
+	exchange(&j, 1, &(bool){ false });
 	if (j.r < 0) {
 		if (err)
 			*err = j.err;

@@ -29,11 +29,13 @@
 #define LABEL_PAD(n) (((size_t)(n) + 7) & ~(size_t)7)
 #define REQ_SIZE(label_len, len) (sizeof(struct req) + LABEL_PAD(label_len) + LABEL_PAD(len))
 /* Small modules go to the worker in batches: this many at most, of at most so many bytes. */
-#define BATCH_MAX 8
-#define BATCH_BYTES (96u << 10)
+#define BATCH_MAX TG_MODULE_BATCH_MAX
+#define BATCH_BYTES TG_MODULE_BATCH_BYTES
 /* What a worker reads, and the caller receives, at once: a typical request or answer. */
 #define READ_CHUNK (256u << 10)
 #define ANSWER_CHUNK (64u << 10)
+/* Answers a worker holds back to send with the rest of its batch, at most. */
+#define OUT_HOLD_MAX (64u << 10)
 /* The spawner's end of its control socket. */
 #define SPAWNER_FD 3
 /* How long a worker that lost its socket may take to exit before it is killed. */

@@ -43,23 +43,64 @@ static bool write_full(int fd, const void *p, size_t n)
 	return true;
 }
 
-/* The answer in one system call when the socket takes it (each one is a kernel entry). */
+/*
+ * Answers wait in out_buf until the worker has served every request it has
+ * read (a batch), so that the caller wakes once per batch, not once per
+ * module.  A large answer goes at once; held answers go before the next
+ * module when a second has passed since the worker last read or wrote
+ * (the caller gives each answer its timeout from the one before).
+ */
+static char *out_buf;
+static size_t out_cap, out_len;
+static struct timespec quiet_since;
+
+static bool flush_answers(void)
+{
+	bool ok = write_full(WORKER_FD, out_buf, out_len);
+
+	out_len = 0;
+	clock_gettime(CLOCK_MONOTONIC, &quiet_since);
+	return ok;
+}
+
 static bool answer(int r, const void *body, size_t len)
 {
 	struct rep rep = { .r = r, .len = len };
-	struct iovec iov[2] = { { &rep, sizeof(rep) }, { (void *)body, len } };
-	ssize_t k;
+	size_t n = sizeof(rep) + len;
 
-	do
-		k = writev(WORKER_FD, iov, len ? 2 : 1);
-	while (k < 0 && errno == EINTR);
-	if (k < 0)
+	if (n > OUT_HOLD_MAX) {
+		if (out_len && !flush_answers())
+			return false;
+		return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
+	}
+	if (out_len + n > OUT_HOLD_MAX && !flush_answers())
 		return false;
-	if ((size_t)k < sizeof(rep))
-		return write_full(WORKER_FD, (char *)&rep + k, sizeof(rep) - (size_t)k) &&
-		       write_full(WORKER_FD, body, len);
-	k -= (ssize_t)sizeof(rep);
-	return write_full(WORKER_FD, (const char *)body + k, len - (size_t)k);
+	if (out_cap < OUT_HOLD_MAX) {
+		char *b = realloc(out_buf, OUT_HOLD_MAX);
+
+		if (!b)
+			return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
+		out_buf = b;
+		out_cap = OUT_HOLD_MAX;
+	}
+	memcpy(out_buf + out_len, &rep, sizeof(rep));
+	memcpy(out_buf + out_len + sizeof(rep), body, len);
+	out_len += n;
+	return true;
+}
+
+/* Held answers go now if the caller has waited a second. */
+static bool flush_if_waited(void)
+{
+	struct timespec now;
+
+	if (!out_len)
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - quiet_since.tv_sec) * 1000000000ll + now.tv_nsec - quiet_since.tv_nsec <
+	    1000000000ll)
+		return true;
+	return flush_answers();
 }
 
 /*
@@ -257,6 +298,7 @@ static bool read_more(char **buf, size_t *cap, size_t *have, size_t n)
 		}
 		*have += (size_t)k;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &quiet_since);
 	return true;
 }
 
@@ -287,7 +329,8 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 			have -= off;
 			off = 0;
 		}
-		if (have - off < sizeof(q) && !read_more(&buf, &cap, &have, sizeof(q) - (have - off)))
+		if (have - off < sizeof(q) && ((out_len && !flush_answers()) ||
+						!read_more(&buf, &cap, &have, sizeof(q) - (have - off))))
 			_exit(0);
 		memcpy(&q, buf + off, sizeof(q));
 		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 4)
@@ -297,9 +340,11 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 			memmove(buf, buf + off, have - off);
 			have -= off;
 			off = 0;
-			if (!read_more(&buf, &cap, &have, need - have))
+			if ((out_len && !flush_answers()) || !read_more(&buf, &cap, &have, need - have))
 				_exit(0);
 		}
+		if (!flush_if_waited())
+			_exit(0);
 		memcpy(label, buf + off + sizeof(q), q.label_len);
 		label[q.label_len] = '\0';
 		serve_one(&q, label, buf + off + sizeof(q) + LABEL_PAD(q.label_len));

@@ -26,8 +26,8 @@ struct item {
  * batch to its confined parser in one round trip (lib/confine.c), and the
  * round trips, not the bytes, are what confinement costs.
  */
-#define BATCH_MAX 8
-#define BATCH_BYTES (96u << 10)
+#define BATCH_MAX TG_MODULE_BATCH_MAX
+#define BATCH_BYTES TG_MODULE_BATCH_BYTES
 
 struct batch {
 	struct item *it[BATCH_MAX];
