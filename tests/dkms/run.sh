@@ -138,6 +138,7 @@ remove_pkg() { # everything of one test package, whatever state it is in
 	if ls "$INST/$m".ko* >/dev/null 2>&1; then rm -f "$INST/$m".ko*; depmod -a "$K"; fi
 }
 cleanup() {
+	type race_cleanup >/dev/null 2>&1 && race_cleanup
 	remove_pkg tg-lve lve; remove_pkg tg-prop tgprop; remove_pkg tg-clean tgclean
 	rm -f "$MARKS/dkms-tg-gone-1.0-$K.json" "$MARKS/dkms-tg-broken-1.0-$K.json"
 	if [ -e "$SNIPPET" ] || grep -q taintguard-dkms-wrapper /usr/sbin/dkms 2>/dev/null; then
@@ -533,6 +534,9 @@ $(printf '%-8s | %-15s | %-26s | %s' "$point" "$intree" "${said:--} (exit $src)"
 done
 echo "# dkms kill points:"
 echo "$DKMS_KP" | sed 's/^/#   /'
+
+# ------------------------------------------------------------ race with rpm (issue 26)
+. tests/dkms/race.sh
 
 # ------------------------------------------------------------ uninstall
 remove_pkg tg-prop tgprop
