@@ -103,10 +103,8 @@ static int outbuf_presize(struct outbuf *o, size_t n)
 	if (o->p && o->size >= n)
 		return 0;
 	free(o->p);
-	o->p = malloc(n + 1);	/* +1: callers may NUL-terminate */
+	o->p = tg_alloc_big(n + 1);	/* +1: callers may NUL-terminate */
 	o->size = o->p ? n : 0;
-	if (o->p)
-		tg_mem_fill_soon(o->p, n);
 	return o->p ? 0 : -ENOMEM;
 }
 
@@ -726,10 +724,8 @@ int tg_kzip_decode(enum tg_kzip z, const unsigned char *in, size_t inlen, uint64
 
 	/* kernels compress 3-10 times; a larger claim is not believed */
 	if (hint >= inlen && hint / 64 <= inlen && hint <= cap && hint < want) {
-		o.p = malloc((size_t)hint + 1);
+		o.p = tg_alloc_big((size_t)hint + 1);
 		o.size = o.p ? (size_t)hint : 0;
-		if (o.p)
-			tg_mem_fill_soon(o.p, o.size);
 	}
 
 	switch (z) {

@@ -50,8 +50,8 @@ uint32_t tg_name_hash(const char *s, size_t len);
  * Read a whole file or fd into memory, at most @cap bytes (-EFBIG past it).
  * The buffer is NUL-terminated (not counted in *len).
  */
-/* Fresh memory about to be filled whole: huge pages where the kernel allows. */
-void tg_mem_fill_soon(void *p, size_t n);
+/* Memory for @n bytes about to be filled whole (free() frees it): huge pages where the kernel allows. */
+void *tg_alloc_big(size_t n);
 int tg_read_path(const char *path, uint64_t cap, void **buf, size_t *len,
 		 struct tg_error *err);
 int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,

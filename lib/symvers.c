@@ -216,7 +216,7 @@ static int symvers_parse(struct tg_symvers *sv, size_t len, const char *label,
 			       label, nlines, SYMVERS_MAX_LINES);
 	while (nslots < nlines * 2)
 		nslots *= 2;
-	sv->syms = malloc((nlines ? nlines : 1) * sizeof(*sv->syms));
+	sv->syms = tg_alloc_big((nlines ? nlines : 1) * sizeof(*sv->syms));
 	sv->slots = calloc(nslots, sizeof(*sv->slots));
 	if (!sv->syms || !sv->slots)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -13,20 +14,26 @@
 #include "internal.h"
 
 /*
- * @n bytes at @p, freshly allocated and about to be filled whole: backed by
- * huge pages where the kernel allows it (transparent huge pages, "madvise").
+ * Memory for @n bytes about to be filled whole (a file read, a module's or
+ * an image's decompressed bytes, a symbol table), freed with free().
  * Filling fresh memory 4 KiB page by page takes a fault and a zeroing each,
  * and on a virtual machine the faults are what a large module, image or
- * Module.symvers costs most: 8 MiB faulted in took 30 ms, a third of that
- * with 2 MiB pages.  Nothing changes where the kernel says no.
+ * Module.symvers costs most (8 MiB faulted in: 30 ms; a third of that in
+ * 2 MiB pages).  So from 1 MiB on, the block is 2 MiB-aligned and asks for
+ * huge pages (transparent huge pages, "madvise"); nothing changes where the
+ * kernel says no.
  */
-void tg_mem_fill_soon(void *p, size_t n)
+void *tg_alloc_big(size_t n)
 {
-	const uintptr_t huge = 2u << 20;
-	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+	const size_t huge = 2u << 20;
+	void *p;
 
-	if (n >= 2 * huge && e > a)
-		madvise((void *)a, e - a, MADV_HUGEPAGE);
+	if (n < (1u << 20) || n > SIZE_MAX - huge)
+		return malloc(n ? n : 1);
+	if (posix_memalign(&p, huge, n) != 0)
+		return NULL;
+	madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+	return p;
 }
 
 int tg_fail(struct tg_error *err, int code, const char *fmt, ...)
@@ -88,10 +95,9 @@ int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,
 	}
 	if (bcap < 4096)
 		bcap = 4096;
-	b = malloc(bcap);
+	b = tg_alloc_big(bcap);
 	if (!b)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
-	tg_mem_fill_soon(b, bcap);
 	for (;;) {
 		ssize_t got;
 
