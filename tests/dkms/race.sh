@@ -12,6 +12,7 @@
 # Every command runs under timeout (a hang is a deadlock).  The reader must
 # never fail (exit 3) and never list anything but those two; afterwards the
 # records are exactly what is installed, and none is staged.
+. tests/lib/races.sh
 RACE_S=${TG_RACE_SECONDS:-30}
 RDB=$T/rpmdb
 RACE_PKG=kmod-tgrace-1.0-1.noarch
@@ -89,10 +90,7 @@ else
 	echo "# race dkms/rpm: ${RACE_S}s at least; dkms runs $(wc -l <"$T/race/dk"), rpm transactions $(wc -l <"$T/race/rp"), status runs $(wc -l <"$T/race/rd")"
 	check "race dkms/rpm: every dkms run and rpm transaction succeeded, none hung" \
 		bash -c "test -s '$T/race/dk' -a -s '$T/race/rp' && ! grep -qv ' 0\$' '$T/race/dk' '$T/race/rp'"
-	if grep -qv ' 0$' "$T/race/dk" "$T/race/rp"; then
-		grep -v ' 0$' "$T/race/dk" "$T/race/rp" | head -n 5 | sed 's/^/#   /'
-		grep -hi "error\|fail" "$T/race/dk.out" "$T/race/rp.out" | head -n 20 | sed 's/^/#   /'
-	fi
+	race_show_failures "$T/race/dk" "$T/race/rp"
 	# each status run: exit 0 or 1, only the two racing packages (and their detail lines)
 	awk -F'\t' -v rp="$RACE_PKG (rpm): mark" -v dk="tg-prop/1.0 (dkms): mark" '
 		{ n++; rc[$1]++

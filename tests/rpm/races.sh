@@ -10,6 +10,7 @@
 # never fail on a record (exit 3, an error line), never list a package that
 # was never installed, and always list the package installed throughout;
 # afterwards the records are exactly the installed marked packages.
+. "$REPO/tests/lib/races.sh"
 RACE_S=${TG_RACE_SECONDS:-60}
 TG=$REPO/$B/taintguard
 pkg kmod-race 1.0 "propplain.ko:$MD/race.ko"
@@ -68,11 +69,7 @@ n_wa=$(wc -l <"$W/wa") n_wb=$(wc -l <"$W/wb") n_rs=$(wc -l <"$W/rs") n_ra=$(wc -
 echo "# races: ${RACE_S}s; transactions: root a $n_wa, root b $n_wb; status runs $n_rs, audit --installed runs $n_ra"
 check "races: no rpm transaction failed or hung (exit 124)" \
 	bash -c "! grep -qv ' 0\$' '$W/wa' '$W/wb'"
-if grep -qv ' 0$' "$W/wa" "$W/wb"; then
-	grep -v ' 0$' "$W/wa" "$W/wb" | head -n 5 | sed 's/^/#   /'
-	# rpm's own error lines, not the warnings of every transaction that went well
-	grep -hiv "^rpm: \|^warning: " "$W/wa.out" "$W/wb.out" | head -n 20 | sed 's/^/#   /'
-fi
+race_show_failures "$W/wa" "$W/wb"
 
 # what the status runs saw of kmod-race, by state; and anything that is wrong
 awk -F'\t' -v race="$RACE" -v stay="$STAY" '
