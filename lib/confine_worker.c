@@ -50,8 +50,8 @@ static bool write_full(int fd, const void *p, size_t n)
  * module when a second has passed since the worker last read or wrote
  * (the caller gives each answer its timeout from the one before).
  */
-static char *out_buf;
-static size_t out_cap, out_len;
+static char out_buf[OUT_HOLD_MAX];
+static size_t out_len;
 static struct timespec quiet_since;
 
 static bool flush_answers(void)
@@ -68,21 +68,10 @@ static bool answer(int r, const void *body, size_t len)
 	struct rep rep = { .r = r, .len = len };
 	size_t n = sizeof(rep) + len;
 
-	if (n > OUT_HOLD_MAX) {
-		if (out_len && !flush_answers())
-			return false;
-		return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
-	}
-	if (out_len + n > OUT_HOLD_MAX && !flush_answers())
+	if (out_len + n > OUT_HOLD_MAX && out_len && !flush_answers())
 		return false;
-	if (out_cap < OUT_HOLD_MAX) {
-		char *b = realloc(out_buf, OUT_HOLD_MAX);
-
-		if (!b)
-			return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
-		out_buf = b;
-		out_cap = OUT_HOLD_MAX;
-	}
+	if (n > OUT_HOLD_MAX)
+		return write_full(WORKER_FD, &rep, sizeof(rep)) && write_full(WORKER_FD, body, len);
 	memcpy(out_buf + out_len, &rep, sizeof(rep));
 	memcpy(out_buf + out_len + sizeof(rep), body, len);
 	out_len += n;
@@ -286,6 +275,10 @@ static bool read_more(char **buf, size_t *cap, size_t *have, size_t n)
 {
 	size_t want = *have + n;
 
+	/* about to wait for the caller: it gets the answers it is waiting for first */
+	if (out_len && !flush_answers())
+		return false;
+
 	if (!room(buf, cap, want > READ_CHUNK ? want : READ_CHUNK))
 		return false;
 	while (*have < want) {
@@ -329,8 +322,7 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 			have -= off;
 			off = 0;
 		}
-		if (have - off < sizeof(q) && ((out_len && !flush_answers()) ||
-						!read_more(&buf, &cap, &have, sizeof(q) - (have - off))))
+		if (have - off < sizeof(q) && !read_more(&buf, &cap, &have, sizeof(q) - (have - off)))
 			_exit(0);
 		memcpy(&q, buf + off, sizeof(q));
 		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 4)
@@ -340,7 +332,7 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 			memmove(buf, buf + off, have - off);
 			have -= off;
 			off = 0;
-			if ((out_len && !flush_answers()) || !read_more(&buf, &cap, &have, need - have))
+			if (!read_more(&buf, &cap, &have, need - have))
 				_exit(0);
 		}
 		if (!flush_if_waited())
