@@ -46,12 +46,12 @@ void tg_strpool_free(struct tg_strpool *pool);
 /* A fast hash of @len bytes for open-addressing tables (keys are compared after it). */
 uint32_t tg_name_hash(const char *s, size_t len);
 
+/* Memory for @n bytes about to be filled whole (free() frees it): huge pages where the kernel allows. */
+void *tg_alloc_big(size_t n);
 /*
  * Read a whole file or fd into memory, at most @cap bytes (-EFBIG past it).
  * The buffer is NUL-terminated (not counted in *len).
  */
-/* Memory for @n bytes about to be filled whole (free() frees it): huge pages where the kernel allows. */
-void *tg_alloc_big(size_t n);
 int tg_read_path(const char *path, uint64_t cap, void **buf, size_t *len,
 		 struct tg_error *err);
 int tg_read_fd(int fd, const char *label, uint64_t cap, void **buf, size_t *len,

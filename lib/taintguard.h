@@ -236,6 +236,9 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
  * parser: small modules go to it in batches.  @err may be NULL, as for
  * tg_module_open_mem(): no messages.  Returns 0.
  */
+int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len,
+			    const char *const *label, const struct tg_limits *lim,
+			    struct tg_module **out, struct tg_error *err, int *r);
 /*
  * What tg_module_open_mem_many() sends to its confined parser in one round
  * trip: modules of at most this many bytes together, this many at most.  A
@@ -243,9 +246,6 @@ int tg_module_open_mem(const void *data, size_t len, const char *label,
  */
 #define TG_MODULE_BATCH_MAX 8
 #define TG_MODULE_BATCH_BYTES (96u << 10)
-int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len,
-			    const char *const *label, const struct tg_limits *lim,
-			    struct tg_module **out, struct tg_error *err, int *r);
 void tg_module_free(struct tg_module *m);
 /* First value of @key in .modinfo byte order (what the kernel's get_modinfo returns). */
 const char *tg_module_get(const struct tg_module *m, const char *key);

@@ -25,14 +25,14 @@
  */
 void *tg_alloc_big(size_t n)
 {
-	const size_t huge = 2u << 20;
+	const size_t huge = 2u << 20, page = (size_t)sysconf(_SC_PAGESIZE);
 	void *p;
 
 	if (n < (1u << 20) || n > SIZE_MAX - huge)
 		return malloc(n ? n : 1);
 	if (posix_memalign(&p, huge, n) != 0)
 		return NULL;
-	madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+	madvise(p, (n + page - 1) & ~(page - 1), MADV_HUGEPAGE);	/* its own pages, none past it */
 	return p;
 }
 
