@@ -51,6 +51,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -60,9 +61,11 @@
 
 struct worker {
 	pid_t pid;		/* 0: none running (a child of the spawner) */
+	pid_t owner;		/* the process that started it (a forked child has its own) */
 	int fd;
 	uint64_t budget;	/* the inputs its memory limit was sized for */
 	char *abuf;		/* ANSWER_CHUNK bytes: answers land here, a batch's mostly at once */
+	char *shm;		/* SHM_SIZE bytes it maps too: requests' bytes go there (NULL: none) */
 	size_t aoff, alen;	/* abuf[aoff..alen): received, not yet taken */
 };
 
@@ -122,26 +125,27 @@ static void spawner_end(bool kill_it)
 	sp.fd = -1;
 }
 
-static int spawner_send(const struct sp_req *q, int pass)
+/* @q to the spawner with @npass (at most 2) descriptors */
+static int spawner_send(const struct sp_req *q, const int *pass, size_t npass)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u = { 0 };
 	struct iovec iov = { (void *)q, sizeof(*q) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t k;
 
-	if (pass >= 0) {
+	if (npass) {
 		struct cmsghdr *c;
 
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
+		mh.msg_controllen = CMSG_SPACE(npass * sizeof(int));
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass, sizeof(int));
+		c->cmsg_len = CMSG_LEN(npass * sizeof(int));
+		memcpy(CMSG_DATA(c), pass, npass * sizeof(int));
 	}
 	do
 		k = sendmsg(sp.fd, &mh, MSG_NOSIGNAL);
@@ -156,7 +160,8 @@ static int xfer(int fd, bool out, void *p, size_t n, const struct timespec *dead
  * @start.  A spawner that does not answer in time is killed (its workers
  * die with it) and the next call starts another.
  */
-static int spawner_call(const struct sp_req *q, int pass, bool start, struct sp_rep *rep)
+static int spawner_call(const struct sp_req *q, const int *pass, size_t npass, bool start,
+			struct sp_rep *rep)
 {
 	struct timespec deadline;
 	int r = 0;
@@ -167,7 +172,7 @@ static int spawner_call(const struct sp_req *q, int pass, bool start, struct sp_
 	if (!sp.pid)
 		r = start ? spawner_start() : -ECHILD;
 	if (!r)
-		r = spawner_send(q, pass);
+		r = spawner_send(q, pass, npass);
 	if (!r) {
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		deadline.tv_sec += timeout_s;
@@ -184,12 +189,23 @@ static int worker_reap(pid_t pid, bool kill_it, int *st)
 {
 	struct sp_req q = { .op = SP_REAP, .pid = pid, .kill_it = kill_it };
 	struct sp_rep rep;
-	int r = spawner_call(&q, -1, false, &rep);
+	int r = spawner_call(&q, NULL, 0, false, &rep);
 
 	if (r < 0)
 		return r;
 	*st = rep.status;
 	return rep.r;
+}
+
+/* @w's worker ended (reaped): what it had goes with it. */
+static void worker_gone(struct worker *w)
+{
+	w->pid = 0;
+	w->fd = -1;
+	w->aoff = w->alen = 0;	/* its answers */
+	if (w->shm)
+		munmap(w->shm, SHM_SIZE);
+	w->shm = NULL;
 }
 
 static void worker_stop(struct worker *w, bool kill_it)
@@ -200,9 +216,7 @@ static void worker_stop(struct worker *w, bool kill_it)
 		return;
 	close(w->fd);		/* a healthy worker exits on EOF */
 	worker_reap(w->pid, kill_it, &st);
-	w->pid = 0;
-	w->fd = -1;
-	w->aoff = w->alen = 0;	/* its answers are gone with it */
+	worker_gone(w);
 }
 
 static void worker_free(void *p)
@@ -227,6 +241,8 @@ __attribute__((destructor)) static void confine_fini(void)
 		pthread_setspecific(key, NULL);
 		if (w->pid)
 			close(w->fd);
+		if (w->shm)
+			munmap(w->shm, SHM_SIZE);
 		free(w->abuf);
 		free(w);
 	}
@@ -255,28 +271,59 @@ bool tg_confine_enabled(void)
 	return enabled;
 }
 
-/* A new worker for @w: the spawner forks it on a socket we give it. */
+/*
+ * Memory to share with a new worker: its descriptor (the worker maps it),
+ * mapped in *@shm; -1 where there is none (no memfd: the bytes go through
+ * the socket).
+ */
+static int shared_memory(char **shm)
+{
+	int fd = memfd_create("taintguard-module", MFD_CLOEXEC);
+	void *p;
+
+	*shm = NULL;
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, SHM_SIZE) < 0 ||
+	    (p = mmap(NULL, SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	*shm = p;
+	return fd;
+}
+
+/* A new worker for @w: the spawner forks it on a socket (and shared memory) we give it. */
 static int worker_start(struct worker *w, uint64_t budget)
 {
 	struct sp_req q = { .op = SP_START, .budget = budget };
 	struct sp_rep rep;
-	int sv[2], r;
+	int sv[2], pass[2], r;
+	char *shm;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-	r = spawner_call(&q, sv[1], true, &rep);
+	pass[0] = sv[1];
+	pass[1] = shared_memory(&shm);
+	r = spawner_call(&q, pass, pass[1] >= 0 ? 2 : 1, true, &rep);
 	close(sv[1]);
+	if (pass[1] >= 0)
+		close(pass[1]);	/* the mapping stays */
 	if (r == 0 && rep.r <= 0)
 		r = rep.r < 0 ? rep.r : -EPROTO;
 	if (r < 0) {
 		close(sv[0]);
+		if (shm)
+			munmap(shm, SHM_SIZE);
 		return r;
 	}
 	/* an answer is waited for in one blocking recvmsg(), for at most the timeout */
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = timeout_s },
 		   sizeof(struct timeval));
 	w->pid = rep.r;
+	w->owner = getpid();
 	w->fd = sv[0];
+	w->shm = shm;
 	w->budget = budget;
 	return 0;
 }
@@ -369,8 +416,39 @@ struct job {
 };
 
 /*
- * The requests of @k jobs in one sendmsg() when the socket takes them (a
- * batch is at most BATCH_BYTES: it always does), the rest piece by piece.
+ * The jobs' bytes into @w's shared memory, one after the other, as far as
+ * they fit; the worker has answered every request before (exchange() waits
+ * for a whole batch), so nothing it reads is overwritten.  Bytes that do
+ * not fit stay IN_SOCKET, SOCKET_BATCH_BYTES of them at most (one job's
+ * whatever its size).  Returns how many of the jobs go now.
+ */
+static size_t place(struct worker *w, struct job *jobs, size_t k)
+{
+	size_t off = 0, in_socket = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		struct req *q = &jobs[i].q;
+
+		q->shm_off = IN_SOCKET;
+		if (w->shm && q->len <= SHM_SIZE - off) {
+			memcpy(w->shm + off, jobs[i].data, q->len);
+			q->shm_off = off;
+			off += LABEL_PAD(q->len);
+			if (off > SHM_SIZE)
+				off = SHM_SIZE;
+			continue;
+		}
+		if (i && in_socket + q->len > SOCKET_BATCH_BYTES)
+			return i;
+		in_socket += q->len;
+	}
+	return k;
+}
+
+/*
+ * The requests of @k jobs in one sendmsg() when the socket takes them
+ * (place() keeps a batch small enough there: it always does), the rest
+ * piece by piece.
  */
 static int send_requests(int fd, struct job *jobs, size_t k, const struct timespec *deadline)
 {
@@ -386,6 +464,8 @@ static int send_requests(int fd, struct job *jobs, size_t k, const struct timesp
 		iov[n++] = (struct iovec){ q, sizeof(*q) };
 		iov[n++] = (struct iovec){ (void *)jobs[i].label, q->label_len };
 		iov[n++] = (struct iovec){ (void *)zeros, LABEL_PAD(q->label_len) - q->label_len };
+		if (q->shm_off != IN_SOCKET)
+			continue;
 		iov[n++] = (struct iovec){ (void *)jobs[i].data, q->len };
 		iov[n++] = (struct iovec){ (void *)zeros, LABEL_PAD(q->len) - q->len };
 	}
@@ -481,9 +561,7 @@ static int worker_failed(struct worker *w, int why, const char *label, struct tg
 
 	close(w->fd);
 	got = worker_reap(w->pid, why != -EPIPE, &st) == 0;
-	w->pid = 0;
-	w->fd = -1;
-	w->aoff = w->alen = 0;
+	worker_gone(w);
 	if (why == -ETIMEDOUT)
 		return tg_fail(err, TG_CONFINE_FAILED, "%s: the confined parser took more than %d s "
 			       "and was killed", label, timeout_s);
@@ -522,6 +600,11 @@ static size_t exchange(struct job *jobs, size_t k, bool *unsure)
 		jobs[0].r = tg_fail(&jobs[0].err, -ENOMEM, "%s: out of memory", jobs[0].label);
 		return 1;
 	}
+	if (w->pid && w->owner != getpid()) {
+		/* a forked child's copy of its parent's worker: the parent's, not ours to use */
+		close(w->fd);
+		worker_gone(w);
+	}
 	if (w->pid && w->budget != budget)
 		worker_stop(w, false);	/* its memory limit was sized for other limits */
 	if (!w->pid && (r = worker_start(w, budget)) < 0) {
@@ -535,6 +618,7 @@ static size_t exchange(struct job *jobs, size_t k, bool *unsure)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_s;
+	k = place(w, jobs, k);
 	r = send_requests(w->fd, jobs, k, &deadline);
 	for (size_t i = 0; i < k; i++) {
 		struct rep rep;

@@ -28,9 +28,26 @@
  */
 #define LABEL_PAD(n) (((size_t)(n) + 7) & ~(size_t)7)
 #define REQ_SIZE(label_len, len) (sizeof(struct req) + LABEL_PAD(label_len) + LABEL_PAD(len))
+/*
+ * The module's bytes travel in memory the caller shares with its worker
+ * (a memfd the worker maps read-only before its filter), so that a
+ * request through the socket is its head and label only: a copy into
+ * the kernel and out again per module saved.  Bytes that do not fit go
+ * through the socket behind their label, as without the shared memory.
+ */
+#define SHM_SIZE (4u << 20)
+/* struct req's shm_off when the bytes follow the label in the socket */
+#define IN_SOCKET UINT64_MAX
 /* Small modules go to the worker in batches: this many at most, of at most so many bytes. */
 #define BATCH_MAX TG_MODULE_BATCH_MAX
 #define BATCH_BYTES TG_MODULE_BATCH_BYTES
+/*
+ * Bytes of a batch that go through the socket, at most (those the shared
+ * memory does not hold): the caller sends a whole batch before it reads an
+ * answer, so a batch larger than the socket's buffers could leave it
+ * waiting to send while the worker waits to answer.
+ */
+#define SOCKET_BATCH_BYTES (96u << 10)
 /* What a worker reads, and the caller receives, at once: a typical request or answer. */
 #define READ_CHUNK (256u << 10)
 #define ANSWER_CHUNK (64u << 10)
@@ -46,6 +63,7 @@
 struct req {
 	uint32_t magic, op, kind, label_len;
 	uint64_t len, cap;
+	uint64_t shm_off;	/* where the bytes are in the shared memory, or IN_SOCKET */
 	struct tg_limits lim;
 };
 
@@ -58,7 +76,7 @@ struct rep {
 	uint64_t len;		/* facts, the decompressed bytes, or the message */
 };
 
-/* To the spawner: start a worker on the attached socket, or reap one. */
+/* To the spawner: start a worker on the attached socket (and shared memory), or reap one. */
 #define SP_START 1
 #define SP_REAP 2
 struct sp_req {
@@ -75,8 +93,8 @@ struct sp_rep {
 /* WORKER_FD and SPAWNER_FD are one place: what both keep of the caller's descriptors. */
 _Static_assert(WORKER_FD == SPAWNER_FD, "tg_confine_keep_only() serves both");
 bool tg_confine_keep_only(int fd);
-/* The worker: serves requests on @fd until EOF; never returns. */
-__attribute__((noreturn)) void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget);
+/* The worker: serves requests on @fd (module bytes in @shm's memory, -1: none) until EOF; never returns. */
+__attribute__((noreturn)) void tg_confine_worker_main(int fd, int shm, pid_t parent, uint64_t budget);
 /* What every worker needs of a file (OpenSSL's configuration and digests): loaded once, in the spawner. */
 void tg_confine_warm(void);
 /* The spawner: forks workers and reaps them for the caller at @ctl until EOF; never returns. */

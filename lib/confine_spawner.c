@@ -16,11 +16,14 @@
 
 #include "confine_proto.h"
 
-/* One request from the caller, with the socket it passes (-1: none); false at EOF. */
-static bool spawner_recv(struct sp_req *q, int *fd)
+/*
+ * One request from the caller, with the descriptors it passes (-1: none):
+ * a worker's socket and its shared memory; false at EOF.
+ */
+static bool spawner_recv(struct sp_req *q, int fd[2])
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { q, sizeof(*q) };
@@ -29,17 +32,18 @@ static bool spawner_recv(struct sp_req *q, int *fd)
 	struct cmsghdr *c;
 	ssize_t k;
 
-	*fd = -1;
+	fd[0] = fd[1] = -1;
 	do
 		k = recvmsg(SPAWNER_FD, &mh, MSG_CMSG_CLOEXEC);
 	while (k < 0 && errno == EINTR);
 	c = k > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	    c->cmsg_len >= CMSG_LEN(sizeof(int)) && c->cmsg_len <= CMSG_LEN(2 * sizeof(int)))
+		memcpy(fd, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
 	if (k != (ssize_t)sizeof(*q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (*fd >= 0)
-			close(*fd);
+		for (int i = 0; i < 2; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
 		return false;
 	}
 	return true;
@@ -87,7 +91,7 @@ static struct sp_rep spawner_reap(pid_t pid, bool kill_it)
 	return rep;
 }
 
-static struct sp_rep spawner_start_worker(int fd, uint64_t budget)
+static struct sp_rep spawner_start_worker(int fd, int shm, uint64_t budget)
 {
 	struct sp_rep rep = { 0 };
 	pid_t self = getpid(), pid;
@@ -98,7 +102,7 @@ static struct sp_rep spawner_start_worker(int fd, uint64_t budget)
 	}
 	pid = fork();
 	if (pid == 0)
-		tg_confine_worker_main(fd, self, budget);
+		tg_confine_worker_main(fd, shm, self, budget);
 	rep.r = pid < 0 ? -errno : pid;
 	if (pid > 0)
 		kids[n_kids++] = pid;
@@ -127,17 +131,18 @@ void tg_confine_spawner_main(int ctl)
 	for (;;) {
 		struct sp_req q;
 		struct sp_rep rep = { .r = -EINVAL };
-		int fd;
+		int fd[2];
 		ssize_t k;
 
-		if (!spawner_recv(&q, &fd))
+		if (!spawner_recv(&q, fd))
 			break;
 		if (q.op == SP_START)
-			rep = spawner_start_worker(fd, q.budget);
+			rep = spawner_start_worker(fd[0], fd[1], q.budget);
 		else if (q.op == SP_REAP && q.pid > 0)
 			rep = spawner_reap(q.pid, q.kill_it);
-		if (fd >= 0)
-			close(fd);
+		for (int i = 0; i < 2; i++)
+			if (fd[i] >= 0)
+				close(fd[i]);
 		do
 			k = send(SPAWNER_FD, &rep, sizeof(rep), MSG_NOSIGNAL);
 		while (k < 0 && errno == EINTR);

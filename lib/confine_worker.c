@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <gelf.h>
@@ -191,11 +192,35 @@ bool tg_confine_keep_only(int fd)
 	return true;
 }
 
+/* The memory the caller shares with us, read-only: where requests' bytes are. */
+static const char *shm_base;
+static size_t shm_len;
+
+/* @shm mapped (read-only) and closed; without it every request brings its bytes in the socket. */
+static void map_shared(int shm)
+{
+	struct stat st;
+	void *p;
+
+	if (shm < 0)
+		return;
+	if (fstat(shm, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= SHM_SIZE) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, shm, 0);
+		if (p != MAP_FAILED) {
+			shm_base = p;
+			shm_len = (size_t)st.st_size;
+		}
+	}
+	close(shm);
+}
+
 /* The worker, before the filter: its socket at WORKER_FD and nothing else open, its limits. */
-static void prepare(int fd, uint64_t budget)
+static void prepare(int fd, int shm, uint64_t budget)
 {
 	struct rlimit no_core = { 0, 0 };
 
+	/* first: its address space counts in the limit below, and fd 3 may be its number */
+	map_shared(shm);
 	/* nothing of the parent's (an rpm database, a record being written) stays reachable */
 	if (!tg_confine_keep_only(fd))
 		_exit(EXIT_NOCONFINE);
@@ -301,7 +326,7 @@ static bool read_more(char **buf, size_t *cap, size_t *have, size_t n)
  * socket holds, a whole batch of small modules mostly, in one read() into
  * a buffer kept for the next; served one after the other.
  */
-void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
+void tg_confine_worker_main(int fd, int shm, pid_t parent, uint64_t budget)
 {
 	char *buf = NULL;
 	size_t cap = 0, have = 0, off = 0;
@@ -310,10 +335,11 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 	/* dies with the spawner (which ends with the caller) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(0);
-	prepare(fd, budget);
+	prepare(fd, shm, budget);
 	for (;;) {
 		struct req q;
 		size_t need;
+		const char *data;
 
 		if (off && off == have)
 			off = have = 0;
@@ -327,7 +353,7 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 		memcpy(&q, buf + off, sizeof(q));
 		if (q.magic != REQ_MAGIC || q.label_len > TG_CONFINE_LABEL_MAX || q.len > SIZE_MAX / 4)
 			_exit(0);
-		need = REQ_SIZE(q.label_len, q.len);
+		need = REQ_SIZE(q.label_len, q.shm_off == IN_SOCKET ? q.len : 0);
 		if (have - off < need) {
 			memmove(buf, buf + off, have - off);
 			have -= off;
@@ -339,7 +365,13 @@ void tg_confine_worker_main(int fd, pid_t parent, uint64_t budget)
 			_exit(0);
 		memcpy(label, buf + off + sizeof(q), q.label_len);
 		label[q.label_len] = '\0';
-		serve_one(&q, label, buf + off + sizeof(q) + LABEL_PAD(q.label_len));
+		data = buf + off + sizeof(q) + LABEL_PAD(q.label_len);
+		if (q.shm_off != IN_SOCKET) {
+			if (!shm_base || q.shm_off > shm_len || q.len > shm_len - q.shm_off || q.shm_off % 8)
+				_exit(0);
+			data = shm_base + q.shm_off;
+		}
+		serve_one(&q, label, data);
 		off += need;
 	}
 }

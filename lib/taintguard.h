@@ -244,8 +244,8 @@ int tg_module_open_mem_many(size_t n, const void *const *data, const size_t *len
  * trip: modules of at most this many bytes together, this many at most.  A
  * caller that gathers modules for it gathers as many.
  */
-#define TG_MODULE_BATCH_MAX 8
-#define TG_MODULE_BATCH_BYTES (96u << 10)
+#define TG_MODULE_BATCH_MAX 16
+#define TG_MODULE_BATCH_BYTES (512u << 10)
 void tg_module_free(struct tg_module *m);
 /* First value of @key in .modinfo byte order (what the kernel's get_modinfo returns). */
 const char *tg_module_get(const struct tg_module *m, const char *key);

@@ -20,6 +20,9 @@
 #include <pthread.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+#include <seccomp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "taintguard.h"
 #include "target.h"
@@ -412,6 +415,100 @@ static void test_many(void **state)
 	free(bad);
 }
 
+/*
+ * Modules of every size in one call: the small ones share one batch, and
+ * one larger than the memory the worker shares with this process (4 MiB)
+ * goes through the socket.  Returns how many were not read as in this
+ * process (plain checks, no cmocka: a forked child runs it too).
+ */
+static int mixed_sizes_differ(void)
+{
+	enum { N = 20, BIG = 11, BIG_LEN = 6 << 20 };
+	const void *data[N];
+	size_t len[N];
+	char names[N][16];
+	const char *label[N];
+	struct tg_module *m[N] = { 0 };
+	struct tg_error err[N] = { 0 };
+	unsigned char *big = calloc(1, BIG_LEN);
+	int r[N], bad = 0;
+
+	if (!big)
+		return N;
+	memcpy(big, plain, plain_len);	/* its ELF, then zeros: read as the ELF alone */
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%d.ko", i);
+		label[i] = names[i];
+		data[i] = i == BIG ? (const void *)big : i % 2 ? (const void *)raw : (const void *)plain;
+		len[i] = i == BIG ? BIG_LEN : i % 2 ? raw_len : plain_len;
+	}
+	if (tg_module_open_mem_many(N, data, len, label, NULL, m, err, r) < 0)
+		bad = N;
+	for (int i = 0; i < N; i++) {
+		struct tg_module *here = NULL;
+		struct tg_error e = { 0 };
+		void *fa = NULL, *fb = NULL;
+		size_t la = 0, lb = 0;
+
+		if (r[i] < 0 || tg_module_parse_mem(data[i], len[i], label[i], NULL, &here, &e) < 0 ||
+		    tg_module_facts_write(here, &fa, &la) < 0 || tg_module_facts_write(m[i], &fb, &lb) < 0 ||
+		    la != lb || memcmp(fa, fb, la) || strcmp(m[i]->label, label[i])) {
+			printf("# %s: %s\n", label[i], r[i] < 0 ? err[i].msg : "other facts than in-process");
+			bad++;
+		}
+		free(fa);
+		free(fb);
+		tg_module_free(here);
+		tg_module_free(m[i]);
+	}
+	free(big);
+	return bad;
+}
+
+static void test_many_sizes(void **state)
+{
+	(void)state;
+	NEED_MODULE();
+	assert_int_equal(mixed_sizes_differ(), 0);
+}
+
+/*
+ * Where there is no memfd (an old kernel, a container's filter refusing
+ * memfd_create()), every module's bytes go through the socket, a batch cut
+ * where the socket's buffers could not take it: the same facts.  The child
+ * is a fork of this process, so it also shows that a forked child does not
+ * use its parent's worker.
+ */
+static void test_without_shared_memory(void **state)
+{
+	struct tg_module *m = NULL;
+	struct tg_error err = { 0 };
+	int st = -1;
+	pid_t pid;
+
+	(void)state;
+	NEED_MODULE();
+	/* the parent's worker exists (and its shared memory) before the fork */
+	assert_int_equal(tg_module_open_mem(raw, raw_len, "dummy.ko", NULL, &m, &err), 0);
+	tg_module_free(m);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+
+		if (!c || seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(memfd_create), 0) < 0 ||
+		    seccomp_load(c) < 0)
+			_exit(2);
+		seccomp_release(c);
+		_exit(mixed_sizes_differ() ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* and the parent's worker still serves the parent */
+	assert_int_equal(mixed_sizes_differ(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_decompress_confined),
 		cmocka_unit_test(test_fork_beside_locking_thread),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_many_sizes),
+		cmocka_unit_test(test_without_shared_memory),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
