@@ -714,26 +714,21 @@ check "repository: the package whose only module hides is skipped by the metadat
 	sh -c "! grep -q vendor-engine '$T/hrepo.txt' && grep -q '^note: 1 of them by repository file lists, which carry no file classes' '$T/hrepo.txt'"
 
 # ---------------------------------------------------------- kernel update
-# A kernel package among the audited ones (image, .config, export table: the
-# host's other kernel K2, repackaged) is a kernel update of --root: the root's
+# A kernel package among the audited ones (image, .config, export table: a
+# second kernel K2, the host's or unpacked, repackaged) is a kernel update of --root: the root's
 # module in K2's extra/ (built for $KVER) is judged against K2 and gets the
 # rpm plugin's line; a package with K2's export table but no image is not a
 # kernel and says nothing of the root.
-K2=
-for d in /lib/modules/*; do
-	k=${d##*/}
-	[ -z "$K2" ] && [ "$k" != "$KVER" ] && [ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] &&
-		[ -f "/usr/src/linux-headers-$k/Module.symvers" ] && K2=$k
-done
-if [ -z "$K2" ]; then
-	notok "kernel update: a second installed kernel with its headers (only $KVER here)"
+. tests/lib/second_kernel.sh
+if ! tg_second_kernel "$KVER"; then
+	notok "kernel update: a second kernel, installed or unpacked by tests/kernel/target.sh (only $KVER here, and none could be fetched)"
 else
 	mkdir -p "$T/k2" "$T/kroot/lib/modules/$K2/extra"
-	gzip -c "/usr/src/linux-headers-$K2/Module.symvers" >"$T/k2/symvers.gz"
-	D2=$(ls "/lib/modules/$K2/kernel/drivers/net/"dummy.ko*)
+	gzip -c "$K2R/usr/src/linux-headers-$K2/Module.symvers" >"$T/k2/symvers.gz"
+	D2=$(ls "$K2R/lib/modules/$K2/kernel/drivers/net/"dummy.ko*)
 	mkdir -p "$T/repo.k" && mv "$T/repo" "$T/repo.main" && mkdir -p "$T/repo"
-	mkpkg tgkernel "GPL-2.0-only" w1.gzdio "/boot/vmlinuz-$K2:/boot/vmlinuz-$K2 /boot/config-$K2:/boot/config-$K2 $T/k2/symvers.gz:/lib/modules/$K2/symvers.gz $D2:/lib/modules/$K2/kernel/drivers/net/${D2##*/}"
-	mkpkg tgnotkernel "GPL-2.0-only" w1.gzdio "$T/k2/symvers.gz:/lib/modules/$K2/symvers.gz /boot/config-$K2:/boot/config-$K2"
+	mkpkg tgkernel "GPL-2.0-only" w1.gzdio "$K2R/boot/vmlinuz-$K2:/boot/vmlinuz-$K2 $K2R/boot/config-$K2:/boot/config-$K2 $T/k2/symvers.gz:/lib/modules/$K2/symvers.gz $D2:/lib/modules/$K2/kernel/drivers/net/${D2##*/}"
+	mkpkg tgnotkernel "GPL-2.0-only" w1.gzdio "$T/k2/symvers.gz:/lib/modules/$K2/symvers.gz $K2R/boot/config-$K2:/boot/config-$K2"
 	mv "$T/repo"/*.rpm "$T/repo.k/" && rmdir "$T/repo" && mv "$T/repo.main" "$T/repo"
 	cp "$MODS/gplok.ko" "$T/kroot/lib/modules/$K2/extra/tgkup.ko"
 	tg audit --no-cache --format json --root "$T/kroot" "$T/repo.k/tgkernel-1.0-1.noarch.rpm" \
