@@ -137,8 +137,11 @@ static int confine_self(void)
 	return r;
 }
 
-/* The address space the fork gave us, from /proc (0 when there is none: a chroot). */
-static uint64_t vm_size(void)
+/*
+ * The address space the fork gave us, from /proc (0 when there is none: a
+ * chroot).  Unused under ASan, whose shadow memory no limit allows for.
+ */
+static __attribute__((unused)) uint64_t vm_size(void)
 {
 	unsigned long long pages = 0;
 	FILE *f = fopen("/proc/self/statm", "re");
