@@ -1,6 +1,7 @@
 #!/bin/bash
-# The image cache (lib/image_cache.c, docs/cache.md) through the CLI, with the
-# host's real kernels' files copied into a scratch root (the in-tree modules
+# The image cache (lib/image_cache.c, docs/cache.md) through the CLI, with two
+# real kernels' files (the target's, and a second one installed or unpacked
+# from its packages) copied into a scratch root (the in-tree modules
 # bind-mounted read-only, in a private mount namespace) and scratch caches:
 # `kernel show` and `check` of a signed in-tree module give, cold and warm,
 # exactly what they give with the cache off, `kernel show` saying where the
@@ -32,14 +33,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A root for kernel $1: image, System.map and .config copied (they are changed
-# below), Module.symvers copied, the in-tree modules bind-mounted read-only.
+# A root for kernel $1, whose files are under $2 (empty: the host's): image,
+# System.map and .config copied (they are changed below), Module.symvers
+# copied, the in-tree modules bind-mounted read-only.
 make_root() {
-	local r=$1 root=$T/root-$1
+	local r=$1 src=$2 root=$T/root-$1
 	mkdir -p "$root/boot" "$root/lib/modules/$r/kernel" "$root/lib/modules/$r/build"
-	cp "/boot/vmlinuz-$r" "/boot/System.map-$r" "/boot/config-$r" "$root/boot/"
-	cp "/lib/modules/$r/build/Module.symvers" "$root/lib/modules/$r/build/"
-	mount --bind "/lib/modules/$r/kernel" "$root/lib/modules/$r/kernel"
+	cp "$src/boot/vmlinuz-$r" "$src/boot/config-$r" "$root/boot/"
+	[ ! -f "$src/boot/System.map-$r" ] || cp "$src/boot/System.map-$r" "$root/boot/"
+	cp "$src/lib/modules/$r/build/Module.symvers" "$root/lib/modules/$r/build/"
+	mount --bind "$src/lib/modules/$r/kernel" "$root/lib/modules/$r/kernel"
 	mount -o remount,bind,ro "$root/lib/modules/$r/kernel"
 	echo "$root"
 }
@@ -54,14 +57,27 @@ uncached() { sed -e 's| (cache [^)]*)||'; }
 entries() { find "$1" -maxdepth 1 -type f -name '[0-9a-f]*' | wc -l; }
 sha() { sha256sum "$1" | cut -c1-64; }
 
-for r in 6.1.0-57-amd64 6.12.95+deb12-amd64; do
-	if [ ! -r "/boot/vmlinuz-$r" ] || [ ! -r "/lib/modules/$r/build/Module.symvers" ] ||
-	   ! compgen -G "/lib/modules/$r/kernel/drivers/net/dummy.ko*" > /dev/null; then
-		echo "skip - $r: its image, Module.symvers or dummy.ko is not installed"
+# Two kernels, so that both an xz image (Debian 12's 6.1) and a zstd one (6.12)
+# are cached: the target and a second one, the host's or unpacked from
+# Debian's packages (tests/lib/second_kernel.sh).
+. tests/lib/kernel.sh
+. tests/lib/second_kernel.sh
+KERNELS="$TG_KERNEL:"
+if tg_second_kernel "$TG_KERNEL"; then
+	KERNELS="$KERNELS $K2:$K2R"
+else
+	echo "skip - a second kernel: none installed beside $TG_KERNEL, and none could be fetched"
+	skipped=$((skipped + 1))
+fi
+for rs in $KERNELS; do
+	r=${rs%%:*} src=${rs#*:}
+	if [ ! -r "$src/boot/vmlinuz-$r" ] || [ ! -r "$src/lib/modules/$r/build/Module.symvers" ] ||
+	   ! compgen -G "$src/lib/modules/$r/kernel/drivers/net/dummy.ko*" > /dev/null; then
+		echo "skip - $r: its image, Module.symvers or dummy.ko is not there${src:+ (under $src)}"
 		skipped=$((skipped + 1))
 		continue
 	fi
-	root=$(make_root "$r")
+	root=$(make_root "$r" "$src")
 	img=$root/boot/vmlinuz-$r
 	C=$T/cache-$r/images	# made by the first run: its parent exists
 	mkdir "$T/cache-$r"
