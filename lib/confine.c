@@ -240,9 +240,8 @@ __attribute__((destructor)) static void confine_fini(void)
 	if (w) {
 		pthread_setspecific(key, NULL);
 		if (w->pid)
-			close(w->fd);
-		if (w->shm)
-			munmap(w->shm, SHM_SIZE);
+			close(w->fd);	/* not reaped: the spawner's end reaps it */
+		worker_gone(w);
 		free(w->abuf);
 		free(w);
 	}
@@ -430,12 +429,11 @@ static size_t place(struct worker *w, struct job *jobs, size_t k)
 		struct req *q = &jobs[i].q;
 
 		q->shm_off = IN_SOCKET;
+		/* off and SHM_SIZE are multiples of 8: what fits, fits padded */
 		if (w->shm && q->len <= SHM_SIZE - off) {
 			memcpy(w->shm + off, jobs[i].data, q->len);
 			q->shm_off = off;
 			off += LABEL_PAD(q->len);
-			if (off > SHM_SIZE)
-				off = SHM_SIZE;
 			continue;
 		}
 		if (i && in_socket + q->len > SOCKET_BATCH_BYTES)

@@ -16,6 +16,13 @@
 
 #include "confine_proto.h"
 
+static void close_passed(const int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 /*
  * One request from the caller, with the descriptors it passes (-1: none):
  * a worker's socket and its shared memory; false at EOF.
@@ -41,9 +48,7 @@ static bool spawner_recv(struct sp_req *q, int fd[2])
 	    c->cmsg_len >= CMSG_LEN(sizeof(int)) && c->cmsg_len <= CMSG_LEN(2 * sizeof(int)))
 		memcpy(fd, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
 	if (k != (ssize_t)sizeof(*q) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		for (int i = 0; i < 2; i++)
-			if (fd[i] >= 0)
-				close(fd[i]);
+		close_passed(fd);
 		return false;
 	}
 	return true;
@@ -140,9 +145,7 @@ void tg_confine_spawner_main(int ctl)
 			rep = spawner_start_worker(fd[0], fd[1], q.budget);
 		else if (q.op == SP_REAP && q.pid > 0)
 			rep = spawner_reap(q.pid, q.kill_it);
-		for (int i = 0; i < 2; i++)
-			if (fd[i] >= 0)
-				close(fd[i]);
+		close_passed(fd);
 		do
 			k = send(SPAWNER_FD, &rep, sizeof(rep), MSG_NOSIGNAL);
 		while (k < 0 && errno == EINTR);
