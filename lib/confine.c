@@ -342,6 +342,25 @@ int tg_reader_init(void)
 	return r;
 }
 
+/* The memory a worker may use: one input and two images (the module and a decompression). */
+static uint64_t worker_budget(const struct tg_limits *lim)
+{
+	return lim->max_input_size + 2 * lim->max_module_size;
+}
+
+/* @w running and ours, with @budget; started when it is not.  0 or -errno. */
+static int worker_ready(struct worker *w, uint64_t budget)
+{
+	if (w->pid && w->owner != getpid()) {
+		/* a forked child's copy of its parent's worker: the parent's, not ours to use */
+		close(w->fd);
+		worker_gone(w);
+	}
+	if (w->pid && w->budget != budget)
+		worker_stop(w, false);	/* its memory limit was sized for other limits */
+	return w->pid ? 0 : worker_start(w, budget);
+}
+
 static struct worker *this_worker(void)
 {
 	struct worker *w = pthread_getspecific(key);
@@ -354,6 +373,21 @@ static struct worker *this_worker(void)
 		}
 	}
 	return w;
+}
+
+int tg_reader_warm(const struct tg_limits *lim)
+{
+	struct tg_limits def;
+	struct worker *w;
+
+	if (!tg_confine_enabled())
+		return 0;
+	if (!lim) {
+		tg_limits_default(&def);
+		lim = &def;
+	}
+	w = this_worker();
+	return w ? worker_ready(w, worker_budget(lim)) : -ENOMEM;
 }
 
 static int64_t ms_left(const struct timespec *deadline)
@@ -590,7 +624,7 @@ static int worker_failed(struct worker *w, int why, const char *label, struct tg
 static size_t exchange(struct job *jobs, size_t k, bool *unsure)
 {
 	struct worker *w = this_worker();
-	uint64_t budget = jobs[0].q.lim.max_input_size + 2 * jobs[0].q.lim.max_module_size;
+	uint64_t budget = worker_budget(&jobs[0].q.lim);
 	struct timespec deadline;
 	int r;
 
@@ -598,14 +632,7 @@ static size_t exchange(struct job *jobs, size_t k, bool *unsure)
 		jobs[0].r = tg_fail(&jobs[0].err, -ENOMEM, "%s: out of memory", jobs[0].label);
 		return 1;
 	}
-	if (w->pid && w->owner != getpid()) {
-		/* a forked child's copy of its parent's worker: the parent's, not ours to use */
-		close(w->fd);
-		worker_gone(w);
-	}
-	if (w->pid && w->budget != budget)
-		worker_stop(w, false);	/* its memory limit was sized for other limits */
-	if (!w->pid && (r = worker_start(w, budget)) < 0) {
+	if ((r = worker_ready(w, budget)) < 0) {
 		jobs[0].r = tg_fail(&jobs[0].err, TG_CONFINE_FAILED, "%s: cannot start the confined "
 				    "parser: %s", jobs[0].label, strerror(-r));
 		return 1;

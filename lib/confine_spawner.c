@@ -82,8 +82,14 @@ static struct sp_rep spawner_reap(pid_t pid, bool kill_it)
 	}
 	if (!got && kill_it)
 		kill(pid, SIGKILL);
-	for (int ms = 0; !got && !kill_it && ms < REAP_GRACE_MS; ms += 10) {
-		usleep(10000);
+	/*
+	 * A worker that lost its socket exits within a millisecond or so, and
+	 * the caller waits for this answer: look again soon, then less often.
+	 */
+	for (long us = 0, step = 100; !got && !kill_it && us < REAP_GRACE_MS * 1000L; us += step) {
+		if (step < 10000 && us >= step)
+			step *= 2;
+		usleep((useconds_t)step);
 		got = waitpid(pid, &rep.status, WNOHANG);
 	}
 	if (!got) {

@@ -80,6 +80,14 @@ void tg_limits_default(struct tg_limits *lim);
  */
 int tg_reader_init(void);
 /*
+ * Start the calling thread's confined parser now, for modules read later
+ * under @lim (NULL: the defaults): a thread that will read modules calls it
+ * while another thread still gathers their bytes, so that the parser's start
+ * does not wait for them.  0, or -errno (the first read then says why).
+ * Nothing with TG_CONFINE=off.
+ */
+int tg_reader_warm(const struct tg_limits *lim);
+/*
  * Set one limit from "NAME=VALUE" (names: input-size, module-size,
  * sections, symbols, modinfo, symvers-size, policy-size, policy-depth,
  * kernel-image-size;

@@ -43,6 +43,12 @@ struct pkg_decode {
 	bool oom;	/* an entry could not be kept: the package gets an error */
 };
 
+/* A pool thread's parser started (a process forked) while the payload streams in. */
+static void warm(void *lim)
+{
+	tg_reader_warm(lim);	/* a failure is said by the first read */
+}
+
 struct pkg_decode *pkg_decode_new(struct tg_workq *q, const struct tg_limits *lim)
 {
 	struct pkg_decode *d = calloc(1, sizeof(*d));
@@ -50,6 +56,9 @@ struct pkg_decode *pkg_decode_new(struct tg_workq *q, const struct tg_limits *li
 	if (d) {
 		d->q = q;
 		d->lim = lim;
+		/* with one job the caller reads: its parser starts with the first module */
+		if (tg_workq_jobs(q) > 1)
+			tg_workq_push(q, warm, (void *)lim, 0);
 	}
 	return d;
 }
