@@ -208,6 +208,19 @@ size_t pkg_kernelset_files(struct pkg_kernelset *ks, const struct pkg_kfile *con
 	return n;
 }
 
+bool pkg_kernelset_has(struct pkg_kernelset *ks, const char *release)
+{
+	bool has = false;
+
+	if (!ks)
+		return false;
+	pthread_mutex_lock(&ks->mu);
+	for (size_t i = 0; i < ks->n && !has; i++)
+		has = !strcmp(ks->v[i].f.release, release);
+	pthread_mutex_unlock(&ks->mu);
+	return has;
+}
+
 const struct pkg_kfile *pkg_kernelset_best(struct pkg_kernelset *ks, const char *release,
 					   enum pkg_kind kind)
 {

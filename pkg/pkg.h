@@ -421,6 +421,8 @@ int pkg_kernelset_add(struct pkg_kernelset *ks, const char *path, const struct p
  * path, where; the best candidate of a release first.  Valid until the next add.
  */
 size_t pkg_kernelset_files(struct pkg_kernelset *ks, const struct pkg_kfile *const **out);
+/* Does the set hold any file of @release (with content or not)? */
+bool pkg_kernelset_has(struct pkg_kernelset *ks, const char *release);
 /* The best entry of @release and @kind that has content; NULL if none. */
 const struct pkg_kfile *pkg_kernelset_best(struct pkg_kernelset *ks, const char *release,
 					   enum pkg_kind kind);

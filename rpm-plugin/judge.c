@@ -89,6 +89,7 @@ void tgp_reset(struct tgp_state *st)
 	st->pkgs = NULL;
 	st->n_pkgs = 0;
 	st->cur = NULL;
+	tgp_prefetch_end(st);	/* its thread reads st->root */
 	pkg_kernelset_free(st->ks);
 	st->ks = NULL;
 	if (st->ctx)
@@ -139,11 +140,14 @@ static int load_kernel(void *data, const char *release, struct tg_kernel **out,
 	/* psm/fsm hooks run chrooted: the target root is "/" there */
 	struct tg_kernel_opts o = { .root = st->chrooted || !st->root ? "/" : st->root,
 				    .limits = &st->lim };
+	int r;
 
 	*out = NULL;
 	if (!release || !*release)
 		return 0;
-	if (pkg_kernelset_kernel(st->ks, &o, release, PKG_ROOT_FIRST, out, err) < 0) {
+	if (!tgp_prefetch_take(st, release, out, &r, err))
+		r = pkg_kernelset_kernel(st->ks, &o, release, PKG_ROOT_FIRST, out, err);
+	if (r < 0) {
 		rpmlog(RPMLOG_WARNING, "taintguard: kernel %s: %s\n", release, err->msg);
 		*out = NULL;
 	}

@@ -376,6 +376,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		       "package are not left out\n");
 	if (st->mode == TGP_WARN)
 		tgp_closure_warn_only(st->closure);
+	tgp_prefetch_start(st, ts);
 	tgp_prescan(st, ts);
 	judge = calloc(st->n_pkgs ? st->n_pkgs : 1, sizeof(*judge));
 	for (size_t i = 0; judge && i < st->n_pkgs; i++)
@@ -388,6 +389,7 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		tgp_judge(st, judge, n);
 	}
 	tgp_kupdate(st, ts);	/* needs the modules of this transaction: before they go */
+	tgp_prefetch_end(st);	/* what was not taken */
 	for (size_t i = 0; i < n; i++) {	/* verdicts kept, modules no longer needed */
 		tgp_mods_free(judge[i]->mods, judge[i]->n_mods);
 		judge[i]->mods = NULL;

@@ -95,10 +95,22 @@ struct tgp_state {
 	rpmte first_refused;	/* known in tsm_pre: %_taintguard_refuse_scope transaction */
 	unsigned long memory;	/* %_taintguard_refusal_memory: seconds a refusal is remembered */
 	bool memory_seen;	/* tsm_pre found records: tsm_post removes those installed now */
+	struct tgp_prefetch *prefetch;	/* the root's target kernels, gathered early (prefetch.c) */
 };
 
 /* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
 void tgp_prescan(struct tgp_state *st, rpmts ts);
+
+/*
+ * prefetch.c: the root's kernels of the releases the added packages' modules
+ * name, gathered on a thread while the payloads are read.  take: the one of
+ * @release when it is what load_kernel() would gather (true, with *@out and
+ * *@r as pkg_kernelset_kernel() gave them), else false.
+ */
+void tgp_prefetch_start(struct tgp_state *st, rpmts ts);
+bool tgp_prefetch_take(struct tgp_state *st, const char *release, struct tg_kernel **out, int *r,
+		       struct tg_error *err);
+void tgp_prefetch_end(struct tgp_state *st);
 
 /* judge.c: kernels, predictions, messages */
 struct tgp_pkg *tgp_pkg_add(struct tgp_state *st, rpmte te);
