@@ -71,7 +71,7 @@ READER_ID := $(shell cat $(READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 # What the image reader is: an image cache entry (lib/image_cache.c) is only
 # believed when written by the same code that decodes and searches images.
 IMAGE_READER_SRC = $(sort $(wildcard lib/kimage*.c lib/kimage.h lib/decompress.c lib/loader_scan.c \
-	lib/loader_facts.h lib/keyring.h lib/image_cache.c))
+	lib/loader_facts.h lib/keyring.h lib/image_cache.c lib/image_memo.c))
 IMAGE_READER_ID := $(shell cat $(IMAGE_READER_SRC) 2>/dev/null | sha256sum | cut -c1-16)
 
 LIB_SRC  = $(sort $(wildcard lib/*.c))

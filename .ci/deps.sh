@@ -30,6 +30,7 @@ PKGS="
   wget
   clang libclang-rt-14-dev valgrind
   python3 man-db groff-base
+  strace
   mmdebstrap
 "
 if [ "$(id -u)" -ne 0 ]; then

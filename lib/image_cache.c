@@ -8,7 +8,8 @@
  * 6.1, in every check, rpm transaction and DKMS build.  What that finds is
  * a function of the image's bytes (and of System.map's, which can place the
  * list), so it is kept under the SHA-256 of the image file as it is on disk:
- * a later run pays a digest.  Content keys make one cache right for every
+ * a later run pays a digest (or, when a memo of the files' identity holds,
+ * not even that: image_memo.c).  Content keys make one cache right for every
  * --root: it belongs to the host that runs taintguard.
  *
  * The entries decide verdicts, so nothing is believed that could have been
@@ -251,8 +252,8 @@ static bool body_read(struct rd *r, struct tg_image_facts *f, uint64_t *cap)
 	return !r->bad && r->off == r->n;
 }
 
-/* Read everything of an opened entry, checking its file first. */
-static unsigned char *slurp(int fd, size_t *len)
+/* Read everything of an opened file of the directory, checking it first. */
+static unsigned char *slurp(int fd, size_t min, size_t max, size_t *len, struct stat *st_out)
 {
 	unsigned char *buf;
 	struct stat st;
@@ -260,8 +261,10 @@ static unsigned char *slurp(int fd, size_t *len)
 	ssize_t n;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !trusted(&st) ||
-	    st.st_size < HDR_LEN || (uint64_t)st.st_size > HDR_LEN + MAX_BODY)
+	    (uint64_t)st.st_size < min || (uint64_t)st.st_size > max)
 		return NULL;
+	if (st_out)
+		*st_out = st;
 	buf = malloc((size_t)st.st_size);
 	while (buf && got < (size_t)st.st_size &&
 	       (n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got)) > 0)
@@ -271,6 +274,24 @@ static unsigned char *slurp(int fd, size_t *len)
 		buf = NULL;
 	}
 	*len = got;
+	return buf;
+}
+
+const char *tg_image_cache_path(const struct tg_image_cache *c)
+{
+	return c->path;
+}
+
+unsigned char *tg_image_cache_read(const struct tg_image_cache *c, const char *name, size_t min,
+				   size_t max, size_t *len, struct stat *st)
+{
+	unsigned char *buf;
+	int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = slurp(fd, min, max, len, st);
+	close(fd);
 	return buf;
 }
 
@@ -286,13 +307,8 @@ static bool entry_get(const struct tg_image_cache *c, const struct key *k, uint6
 	uint64_t made_cap = 0;
 	size_t len = 0;
 	bool ok;
-	int fd;
 
-	fd = openat(c->fd, k->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	buf = slurp(fd, &len);
-	close(fd);
+	buf = tg_image_cache_read(c, k->name, HDR_LEN, HDR_LEN + MAX_BODY, &len, NULL);
 	if (!buf)
 		return false;
 	r = (struct rd){ .p = buf + HDR_LEN, .n = len - HDR_LEN };
@@ -339,42 +355,46 @@ static int entry_encode(const struct key *k, const struct tg_image_facts *f, uin
 	return checksum(b->p, b->p + HDR_LEN, body, b->p + SUM_OFF) ? 0 : -ENOMEM;
 }
 
-/*
- * Store @f under @k: a temporary file of the directory, synced, renamed
- * over whatever had the name (an entry not believed included), the
- * directory synced.  Errors only cost the next run a decoding.
- */
-static void entry_put(const struct tg_image_cache *c, const struct key *k,
-		      const struct tg_image_facts *f, uint64_t cap)
+int tg_image_cache_write(const struct tg_image_cache *c, const char *name, const void *p, size_t n)
 {
-	struct buf b = { 0 };
 	char tmp[64];
-	int fd = -1, r;
+	int fd, r;
 
-	if (!c->writable || f->list_len > MAX_BODY / 2 ||
-	    strlen(f->err ? f->msg : f->how) > MAX_TEXT)
-		return;
-	r = entry_encode(k, f, cap, &b);
+	if (!c->writable)
+		return -EROFS;
 	snprintf(tmp, sizeof(tmp), ".tmp-%d-%u", (int)getpid(), atomic_fetch_add(&tmp_seq, 1));
-	if (r == 0) {
-		/* left behind by a process of the same pid that died: ours to replace */
-		unlinkat(c->fd, tmp, 0);
-		fd = openat(c->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		r = fd < 0 ? -errno : 0;
-	}
+	/* left behind by a process of the same pid that died: ours to replace */
+	unlinkat(c->fd, tmp, 0);
+	fd = openat(c->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		goto out;
-	r = write_all(fd, b.p, b.n);
+		return -errno;
+	r = write_all(fd, p, n);
 	if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
-	if (r == 0 && renameat(c->fd, tmp, c->fd, k->name) == 0)
+	if (r == 0 && renameat(c->fd, tmp, c->fd, name) < 0)
+		r = -errno;
+	if (r == 0)
 		fsync(c->fd);
 	else
 		unlinkat(c->fd, tmp, 0);
-out:
+	return r;
+}
+
+/* Store @f under @k (see tg_image_cache_write()); errors only cost the next run a decoding. */
+static bool entry_put(const struct tg_image_cache *c, const struct key *k,
+		      const struct tg_image_facts *f, uint64_t cap)
+{
+	struct buf b = { 0 };
+	bool ok;
+
+	if (!c->writable || f->list_len > MAX_BODY / 2 ||
+	    strlen(f->err ? f->msg : f->how) > MAX_TEXT)
+		return false;
+	ok = entry_encode(k, f, cap, &b) == 0 && tg_image_cache_write(c, k->name, b.p, b.n) == 0;
 	buf_free(&b);
+	return ok;
 }
 
 /* ---------------------------------------------------------------- the facts */
@@ -406,28 +426,62 @@ static int decode(const void *img, size_t len, const char *label, const void *ma
 	return r;
 }
 
+/* The facts of entry @k, when @c has it: true with @f, *@entry and @r (0 or the failure kept). */
+static bool served(const struct tg_image_cache *c, const struct key *k, const char *label,
+		   const struct tg_limits *lim, struct tg_image_facts *f, char **entry, int *r,
+		   struct tg_error *err)
+{
+	if (!entry_get(c, k, lim->max_kernel_image_size, f))
+		return false;
+	*entry = strf("%s/%s", c->path, k->name);
+	*r = f->err ? tg_fail(err, f->err, "%s: %s", label, f->msg) : 0;
+	return true;
+}
+
 int tg_image_facts_get(struct tg_image_cache *c, const void *img, size_t len, const char *label,
 		       const void *map, size_t maplen, const struct tg_limits *lim,
-		       struct tg_image_facts *f, char **entry, struct tg_error *err)
+		       struct tg_image_facts *f, char **entry, struct tg_image_key *kept,
+		       struct tg_error *err)
 {
 	struct key k = { 0 };
 	int r;
 
 	memset(f, 0, sizeof(*f));
 	*entry = NULL;
+	if (kept)
+		memset(kept, 0, sizeof(*kept));
 	if (c && (!sha256(img, len, k.img) || (map && !sha256(map, maplen, k.map))))
 		c = NULL;	/* no digest: no cache, the image is decoded */
 	if (c) {
 		hex_lower(k.name, k.img, 32);
-		if (entry_get(c, &k, lim->max_kernel_image_size, f)) {
-			*entry = strf("%s/%s", c->path, k.name);
-			if (!f->err)
-				return 0;
-			return tg_fail(err, f->err, "%s: %s", label, f->msg);
+		if (kept) {
+			memcpy(kept->img, k.img, 32);
+			memcpy(kept->map, k.map, 32);
+		}
+		if (served(c, &k, label, lim, f, entry, &r, err)) {
+			if (kept)
+				kept->kept = true;
+			return r;
 		}
 	}
 	r = decode(img, len, label, map, maplen, lim, f, err);
-	if (c && (r == 0 || (keepable_failure(r) && f->msg)))
-		entry_put(c, &k, f, lim->max_kernel_image_size);
+	if (c && (r == 0 || (keepable_failure(r) && f->msg)) &&
+	    entry_put(c, &k, f, lim->max_kernel_image_size) && kept)
+		kept->kept = true;
 	return r;
+}
+
+int tg_image_facts_cached(const struct tg_image_cache *c, const struct tg_image_key *key,
+			  const char *label, const struct tg_limits *lim, struct tg_image_facts *f,
+			  char **entry, struct tg_error *err)
+{
+	struct key k = { 0 };
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	*entry = NULL;
+	memcpy(k.img, key->img, 32);
+	memcpy(k.map, key->map, 32);
+	hex_lower(k.name, k.img, 32);
+	return served(c, &k, label, lim, f, entry, &r, err) ? r : -ENOENT;
 }

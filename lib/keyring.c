@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -306,23 +307,15 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The list found in an image in memory, into @kr; 0 or -errno with @e filled. */
-static int add_image(struct tg_keyring *kr, const void *img, size_t len, const char *label,
-		     const void *map, size_t maplen, const struct tg_limits *lim, struct tg_error *e)
+/* An image's facts @f (found with @r: 0 or -errno) into @kr; 0 or -errno with @e filled. */
+static int add_facts(struct tg_keyring *kr, int r, struct tg_image_facts *f, const char *label,
+		     struct tg_error *e)
 {
-	struct tg_image_facts f;
-	int r;
-
-	/* one decoding, or none with the image cache, serves the certificates and the loader facts */
-	r = tg_image_facts_get(kr->cache, img, len, label, map, maplen, lim, &f, &kr->cache_entry, e);
-	kr->lf_bits = f.lf_bits;
-	if (map)
-		kr->lf_bits |= tg_lf_scan_sysmap(map, maplen);
 	if (r == 0) {
-		r = tg_keyring_add_list(kr, f.list, f.list_len, label);
+		r = tg_keyring_add_list(kr, f->list, f->list_len, label);
 		if (r == 0)
 			r = tg_fail(e, -ENOKEY, "%s: its certificate list (%s) holds no certificate "
-				    "the kernel would load", label, f.how);
+				    "the kernel would load", label, f->how);
 		else if (r > 0)
 			r = 0;
 		else
@@ -330,12 +323,65 @@ static int add_image(struct tg_keyring *kr, const void *img, size_t len, const c
 	}
 	if (r == 0) {
 		free(kr->source);
-		kr->source = strf("%s (%s)", label, f.how);
+		kr->source = strf("%s (%s)", label, f->how);
 		if (!kr->source)
 			r = tg_fail(e, -ENOMEM, "%s: out of memory", label);
 	}
-	tg_image_facts_free(&f);
+	tg_image_facts_free(f);
 	return r;
+}
+
+/*
+ * The list found in an image in memory, into @kr; 0 or -errno with @e
+ * filled.  @ist, @mst: the files' stat()s, for the cache's memo (NULL: none).
+ */
+static int add_image(struct tg_keyring *kr, const void *img, size_t len, const char *label,
+		     const void *map, size_t maplen, const struct stat *ist, const struct stat *mst,
+		     const struct tg_limits *lim, struct tg_error *e)
+{
+	struct tg_image_facts f;
+	struct tg_image_key key;
+	unsigned map_bits = map ? tg_lf_scan_sysmap(map, maplen) : 0;
+	int r;
+
+	/* one decoding, or none with the image cache, serves the certificates and the loader facts */
+	r = tg_image_facts_get(kr->cache, img, len, label, map, maplen, lim, &f, &kr->cache_entry,
+			       &key, e);
+	kr->lf_bits = f.lf_bits | map_bits;
+	if (ist)
+		tg_image_memo_put(kr->cache, ist, map ? mst : NULL, &key, map_bits);
+	return add_facts(kr, r, &f, label, e);
+}
+
+/*
+ * The image's facts from the cache by the files' identity alone (image_memo.c):
+ * true when served (then @r is the outcome), false when the files must be read.
+ */
+static bool add_memoized(struct tg_keyring *kr, const struct stat *ist, const struct stat *mst,
+			 const struct tg_limits *lim, int *r, struct tg_error *e)
+{
+	struct tg_image_facts f;
+	struct tg_image_key key;
+	unsigned map_bits = 0;
+	char *memo = NULL, *entry = NULL;
+	int got;
+
+	if (!kr->cache || tg_image_memo_get(kr->cache, ist, mst, &key, &map_bits, &memo) < 0)
+		return false;
+	got = tg_image_facts_cached(kr->cache, &key, kr->image, lim, &f, &entry, e);
+	if (got == -ENOENT || !entry) {
+		free(memo);
+		free(entry);
+		tg_image_facts_free(&f);
+		return false;	/* the entry went: read as without a memo */
+	}
+	/* says where the facts came from, and that the files were not read */
+	kr->cache_entry = strf("%s by memo %s", entry, memo);
+	free(entry);
+	free(memo);
+	kr->lf_bits = f.lf_bits | map_bits;
+	*r = add_facts(kr, got, &f, kr->image, e);
+	return true;
 }
 
 /* Read the image's certificate list into @kr; its error goes to kr->load_msg. */
@@ -345,11 +391,19 @@ static int load_image(struct tg_keyring *kr)
 	struct tg_error e = { 0 };
 	void *img = NULL, *map = NULL;
 	size_t len = 0, maplen = 0;
+	struct stat ist, mst;
+	bool have_ist, have_mst;
 	int r;
 
 	tg_limits_default(&lim);
 	lim.max_input_size = kr->max_input;
 	lim.max_kernel_image_size = kr->max_image;
+	/* the files as they are now: what the cache's memo knows them by */
+	have_ist = kr->image_fd >= 0 && fstat(kr->image_fd, &ist) == 0;
+	have_mst = kr->sysmap_fd >= 0 && fstat(kr->sysmap_fd, &mst) == 0;
+	if (have_ist && (kr->sysmap_fd < 0 || have_mst) &&
+	    add_memoized(kr, &ist, have_mst ? &mst : NULL, &lim, &r, &e))
+		goto out;
 	r = kr->image_fd < 0 ? tg_fail(&e, kr->image_fd, "%s: %s", kr->image, strerror(-kr->image_fd)) :
 	    tg_read_fd(kr->image_fd, kr->image, lim.max_input_size, &img, &len, &e);
 	/* a System.map that cannot be read only costs the layout search */
@@ -357,7 +411,9 @@ static int load_image(struct tg_keyring *kr)
 	    tg_read_fd(kr->sysmap_fd, kr->sysmap, lim.max_symvers_size, &map, &maplen, NULL) < 0)
 		map = NULL;
 	if (r == 0)
-		r = add_image(kr, img, len, kr->image, map, maplen, &lim, &e);
+		r = add_image(kr, img, len, kr->image, map, maplen, have_ist ? &ist : NULL,
+			      have_mst ? &mst : NULL, &lim, &e);
+out:
 	free(img);
 	free(map);
 	if (r < 0)
@@ -447,7 +503,7 @@ int tg_keyring_load_image_mem(const void *data, size_t len, const char *label, c
 	if (tg_keyring_new(&kr) < 0)
 		return tg_fail(err, -ENOMEM, "%s: out of memory", label);
 	kr->cache = tg_image_cache_open();
-	r = add_image(kr, data, len, label, sysmap, sysmap ? maplen : 0, lim, err);
+	r = add_image(kr, data, len, label, sysmap, sysmap ? maplen : 0, NULL, NULL, lim, err);
 	if (r < 0) {
 		tg_keyring_free(kr);
 		return r;
