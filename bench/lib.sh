@@ -10,6 +10,20 @@ bench_row() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "${7:-}" >>"$BENCH_TABLE"
 }
 
+# bench_profile DATA CMD...: CMD's CPU (its children's included) by shared
+# object, from `perf record` into the scratch file DATA: "PERCENT OBJECT"
+# lines (OBJECT without ".so..."); nothing without perf.
+bench_profile() {
+	local data=$1
+	shift
+	command -v perf >/dev/null || return 0
+	perf record -q -o "$data" -- "$@" >/dev/null 2>&1 || { rm -f "$data"; return 0; }
+	perf report -i "$data" --stdio --sort dso -g none 2>/dev/null |
+		awk '/^ *[0-9.]+%/ { p = $1 + 0; d = $2; sub(/\.so.*/, "", d); v[d] += p }
+			END { for (k in v) printf "%.2f %s\n", v[k], k }'
+	rm -f "$data"
+}
+
 # bench_split DATA FLOOR CMD...: where CMD's CPU (its children's included)
 # goes, by shared object, from `perf record` into the scratch file DATA:
 # prints "REST OBJ1 P1% OBJ2 P2% ..." with REST the percentage outside the
@@ -18,16 +32,12 @@ bench_row() {
 bench_split() {
 	local data=$1 floor=$2
 	shift 2
-	command -v perf >/dev/null || return 0
-	perf record -q -o "$data" -- "$@" >/dev/null 2>&1 || { rm -f "$data"; return 0; }
-	perf report -i "$data" --stdio --sort dso -g none 2>/dev/null | awk -v floor="$floor" '
-		/^ *[0-9.]+%/ { p = $1 + 0; d = $2; sub(/\.so.*/, "", d)
-			if (d ~ floor) lz += p; else { rest += p; v[d] += p } }
+	bench_profile "$data" "$@" | awk -v floor="$floor" '
+		{ if ($2 ~ floor) lz += $1; else { rest += $1; v[$2] += $1 } }
 		END { if (lz + rest == 0) exit
 			printf "%.0f\n", rest
 			for (k in v) printf "%.1f %s\n", v[k], k }' |
 		{ read -r rest || return 0; echo "$rest$(sort -rn | head -n 5 | awk '{printf " %s %.0f%%", $2, $1}')"; }
-	rm -f "$data"
 }
 
 # bench_share SPLIT OBJ: OBJ's percentage in a bench_split line (0 when absent)

@@ -48,12 +48,13 @@ r=$(echo "scale=4; $c / $f" | bc)
 printf 'ratio check/floor         %6.2f\n' "$r"
 # where the time above the floor goes: a profile of one check, by shared object
 split=$(bench_split "$W/perf.data" lzma "$B/taintguard" check --root "$ROOT" --kernel "$K" --format json -j "$CPUS" "$TREE")
+cpu=$( { TIMEFORMAT='%3U %3S'; time check; } 2>&1 | awk '{ print $1 + $2 }')
 left=""
 if [ -n "$split" ]; then
-	left=$(awk -v s="$split" -v n="$n" -v cr="$(bench_share "$split" libcrypto)" 'BEGIN {
+	left=$(awk -v s="$split" -v n="$n" -v c="$cpu" -v cr="$(bench_share "$split" libcrypto)" 'BEGIN {
 		split(s, v, " ")
-		printf "%s%% of the check'"'"'s CPU is outside liblzma (%s); libcrypto is every module'"'"'s SHA-256 and its signature checked against the key in the kernel image (%d modules), which the floor does not do",
-			v[1], substr(s, length(v[1]) + 2), n }')
+		printf "%s%% of the check'"'"'s %.2f s CPU is outside liblzma (%s); libcrypto, %.2f s or %.2f ms a module, is every module'"'"'s SHA-256 and its signature checked against the key in the kernel image (%d modules), which the floor does not do",
+			v[1], c, substr(s, length(v[1]) + 2), c * cr / 100, c * cr / 100 / n * 1000, n }')
 	echo "where the time above the floor goes: $left"
 fi
 bench_row "check of $K's tree ($n modules)" "$(printf '%.2f s' "$c")" \
