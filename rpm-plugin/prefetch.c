@@ -144,7 +144,7 @@ void tgp_prefetch_start(struct tgp_state *st, rpmts ts)
 	struct tgp_prefetch *p = n ? calloc(1, sizeof(*p)) : NULL;
 
 	tgp_prefetch_end(st);
-	if (!p || !(p->root = strdup(st->root))) {
+	if (!p || !st->root || !(p->root = strdup(st->root))) {
 		for (size_t i = 0; i < n; i++)
 			free(rel[i]);
 		free(p);
