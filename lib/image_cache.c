@@ -56,6 +56,9 @@
 #define TG_IMAGE_READER_ID "0000000000000000"
 #endif
 
+/* The Makefile defines the id for this file only: memos take it from here. */
+const char tg_image_reader_id[17] = TG_IMAGE_READER_ID;
+
 #define MAGIC "TGIMAGE\0"
 #define FORMAT 1u
 #define HDR_LEN 136
@@ -313,7 +316,7 @@ static bool entry_get(const struct tg_image_cache *c, const struct key *k, uint6
 		return false;
 	r = (struct rd){ .p = buf + HDR_LEN, .n = len - HDR_LEN };
 	ok = !memcmp(buf, MAGIC, 8) && tg_le32(buf + 8) == FORMAT && tg_le32(buf + 12) == 0 &&
-	     !memcmp(buf + 16, TG_IMAGE_READER_ID, 16) && !memcmp(buf + 32, k->img, 32) &&
+	     !memcmp(buf + 16, tg_image_reader_id, 16) && !memcmp(buf + 32, k->img, 32) &&
 	     !memcmp(buf + 64, k->map, 32) &&
 	     tg_le32(buf + 96) == r.n && tg_le32(buf + 100) == 0 &&
 	     checksum(buf, r.p, r.n, sum) && !memcmp(sum, buf + SUM_OFF, 32) &&
@@ -336,7 +339,7 @@ static int entry_encode(const struct key *k, const struct tg_image_facts *f, uin
 	buf_put(b, MAGIC, 8);
 	buf_put_u32(b, FORMAT);
 	buf_put_u32(b, 0);
-	buf_put(b, TG_IMAGE_READER_ID, 16);
+	buf_put(b, tg_image_reader_id, 16);
 	buf_put(b, k->img, 32);
 	buf_put(b, k->map, 32);
 	buf_put_u64(b, 0);		/* body length, below */

@@ -38,6 +38,9 @@ struct tg_image_cache;
 struct tg_image_cache *tg_image_cache_open(void);
 void tg_image_cache_free(struct tg_image_cache *c);
 
+/* TG_IMAGE_READER_ID: which code read the image (entries and memos carry it). */
+extern const char tg_image_reader_id[17];
+
 /* An entry's name: the digests of the image and of its System.map (zeros: none). */
 struct tg_image_key {
 	unsigned char img[32], map[32];

@@ -34,10 +34,6 @@
 #include "hex.h"
 #include "image_cache.h"
 
-#ifndef TG_IMAGE_READER_ID
-#define TG_IMAGE_READER_ID "0000000000000000"
-#endif
-
 #define MEMO_MAGIC "TGIMEMO\0"
 #define MEMO_FORMAT 1u
 #define ID_WORDS 7		/* per file: dev, ino, size, mtime s/ns, ctime s/ns */
@@ -70,7 +66,7 @@ static int encode(const struct stat *img, const struct stat *map, const struct t
 	buf_put(b, MEMO_MAGIC, 8);
 	buf_put_u32(b, MEMO_FORMAT);
 	buf_put_u32(b, 0);
-	buf_put(b, TG_IMAGE_READER_ID, 16);
+	buf_put(b, tg_image_reader_id, 16);
 	identity(img, w);
 	for (size_t i = 0; i < ID_WORDS; i++)
 		buf_put_u64(b, w[i]);
