@@ -307,10 +307,14 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* An image's facts @f (found with @r: 0 or -errno) into @kr; 0 or -errno with @e filled. */
-static int add_facts(struct tg_keyring *kr, int r, struct tg_image_facts *f, const char *label,
-		     struct tg_error *e)
+/*
+ * An image's facts @f (found with @r: 0 or -errno) and the System.map scan's
+ * @map_bits into @kr; 0 or -errno with @e filled.
+ */
+static int add_facts(struct tg_keyring *kr, int r, struct tg_image_facts *f, unsigned map_bits,
+		     const char *label, struct tg_error *e)
 {
+	kr->lf_bits = f->lf_bits | map_bits;
 	if (r == 0) {
 		r = tg_keyring_add_list(kr, f->list, f->list_len, label);
 		if (r == 0)
@@ -333,7 +337,9 @@ static int add_facts(struct tg_keyring *kr, int r, struct tg_image_facts *f, con
 
 /*
  * The list found in an image in memory, into @kr; 0 or -errno with @e
- * filled.  @ist, @mst: the files' stat()s, for the cache's memo (NULL: none).
+ * filled.  @ist, @mst: the files' stat()s for the cache's memo, as
+ * add_memoized() looks it up (@ist NULL: no memo; @mst NULL: no System.map,
+ * else the file's, read or not).
  */
 static int add_image(struct tg_keyring *kr, const void *img, size_t len, const char *label,
 		     const void *map, size_t maplen, const struct stat *ist, const struct stat *mst,
@@ -347,10 +353,9 @@ static int add_image(struct tg_keyring *kr, const void *img, size_t len, const c
 	/* one decoding, or none with the image cache, serves the certificates and the loader facts */
 	r = tg_image_facts_get(kr->cache, img, len, label, map, maplen, lim, &f, &kr->cache_entry,
 			       &key, e);
-	kr->lf_bits = f.lf_bits | map_bits;
 	if (ist)
-		tg_image_memo_put(kr->cache, ist, map ? mst : NULL, &key, map_bits);
-	return add_facts(kr, r, &f, label, e);
+		tg_image_memo_put(kr->cache, ist, mst, &key, map_bits);
+	return add_facts(kr, r, &f, map_bits, label, e);
 }
 
 /*
@@ -379,8 +384,7 @@ static bool add_memoized(struct tg_keyring *kr, const struct stat *ist, const st
 	kr->cache_entry = strf("%s by memo %s", entry, memo);
 	free(entry);
 	free(memo);
-	kr->lf_bits = f.lf_bits | map_bits;
-	*r = add_facts(kr, got, &f, kr->image, e);
+	*r = add_facts(kr, got, &f, map_bits, kr->image, e);
 	return true;
 }
 
@@ -392,17 +396,17 @@ static int load_image(struct tg_keyring *kr)
 	void *img = NULL, *map = NULL;
 	size_t len = 0, maplen = 0;
 	struct stat ist, mst;
-	bool have_ist, have_mst;
+	bool have_mst, memo;
 	int r;
 
 	tg_limits_default(&lim);
 	lim.max_input_size = kr->max_input;
 	lim.max_kernel_image_size = kr->max_image;
 	/* the files as they are now: what the cache's memo knows them by */
-	have_ist = kr->image_fd >= 0 && fstat(kr->image_fd, &ist) == 0;
 	have_mst = kr->sysmap_fd >= 0 && fstat(kr->sysmap_fd, &mst) == 0;
-	if (have_ist && (kr->sysmap_fd < 0 || have_mst) &&
-	    add_memoized(kr, &ist, have_mst ? &mst : NULL, &lim, &r, &e))
+	memo = kr->image_fd >= 0 && fstat(kr->image_fd, &ist) == 0 &&
+	       (kr->sysmap_fd < 0 || have_mst);
+	if (memo && add_memoized(kr, &ist, have_mst ? &mst : NULL, &lim, &r, &e))
 		goto out;
 	r = kr->image_fd < 0 ? tg_fail(&e, kr->image_fd, "%s: %s", kr->image, strerror(-kr->image_fd)) :
 	    tg_read_fd(kr->image_fd, kr->image, lim.max_input_size, &img, &len, &e);
@@ -411,7 +415,7 @@ static int load_image(struct tg_keyring *kr)
 	    tg_read_fd(kr->sysmap_fd, kr->sysmap, lim.max_symvers_size, &map, &maplen, NULL) < 0)
 		map = NULL;
 	if (r == 0)
-		r = add_image(kr, img, len, kr->image, map, maplen, have_ist ? &ist : NULL,
+		r = add_image(kr, img, len, kr->image, map, maplen, memo ? &ist : NULL,
 			      have_mst ? &mst : NULL, &lim, &e);
 out:
 	free(img);
