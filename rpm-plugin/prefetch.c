@@ -52,62 +52,56 @@ static bool listed(char *const *rel, size_t n, const char *release)
 	return false;
 }
 
-/* Remember @release in @rel (a module's) or @no (a kernel file's). */
-static void note_release(const char *path, char **rel, size_t *n, char **no, size_t *nno)
+/* What the file lists name: modules' releases, and releases whose kernel files come along. */
+struct releases {
+	char *rel[PREFETCH_MAX], *no[PREFETCH_MAX * 4];
+	size_t n, nno;
+};
+
+/* pkg_files_each(): remember a module's release, or a kernel file's. */
+static int note_release(void *ctx, const char *path, const struct pkg_class *c)
 {
-	struct pkg_class c;
+	struct releases *s = ctx;
 	char r[256];
 
-	switch (pkg_classify_file(path, NULL, &c)) {
-	case PKG_MODULE:
-		if (tg_kernel_release_from_path(path, r, sizeof(r)) < 0 || *n == PREFETCH_MAX ||
-		    listed(rel, *n, r) || !(rel[*n] = strdup(r)))
-			return;
-		(*n)++;
-		return;
-	case PKG_SYMVERS:
-	case PKG_CONFIG:
-	case PKG_IMAGE:
-	case PKG_SYSMAP:
-		if (*nno < PREFETCH_MAX * 4 && !listed(no, *nno, c.release) &&
-		    (no[*nno] = strdup(c.release)))
-			(*nno)++;
-		return;
-	default:
-		return;
+	if (c->kind != PKG_MODULE) {
+		if (s->nno < PREFETCH_MAX * 4 && !listed(s->no, s->nno, c->release) &&
+		    (s->no[s->nno] = strdup(c->release)))
+			s->nno++;
+	} else if (tg_kernel_release_from_path(path, r, sizeof(r)) == 0 && s->n < PREFETCH_MAX &&
+		   !listed(s->rel, s->n, r) && (s->rel[s->n] = strdup(r))) {
+		s->n++;
 	}
+	return 0;
 }
 
 /* The releases the added packages' modules name, without those whose kernel files come along. */
 static size_t target_releases(rpmts ts, char **rel)
 {
-	char *no[PREFETCH_MAX * 4];
-	size_t n = 0, nno = 0, kept = 0;
+	const unsigned kinds = PKG_KIND_BIT(PKG_MODULE) | PKG_KIND_BIT(PKG_SYMVERS) |
+			       PKG_KIND_BIT(PKG_CONFIG) | PKG_KIND_BIT(PKG_IMAGE) |
+			       PKG_KIND_BIT(PKG_SYSMAP);
+	struct releases s = { 0 };
+	size_t kept = 0;
 	rpmtsi pi = rpmtsiInit(ts);
 	rpmte te;
 
 	while ((te = rpmtsiNext(pi, TR_ADDED)) != NULL) {
 		rpmfiles files = rpmteFiles(te);
-		int fc = files ? (int)rpmfilesFC(files) : 0;
 
-		for (int i = 0; i < fc; i++) {
-			char *fn = rpmfilesFN(files, i);
-
-			if (fn)
-				note_release(fn, rel, &n, no, &nno);
-			free(fn);
-		}
+		if (files)
+			pkg_files_each(files, NULL, kinds, note_release, &s);
 		rpmfilesFree(files);
 	}
 	rpmtsiFree(pi);
-	for (size_t i = 0; i < n; i++) {
-		if (listed(no, nno, rel[i]))
-			free(rel[i]);
+	for (size_t i = 0; i < s.n; i++) {
+		if (listed(s.no, s.nno, s.rel[i]))
+			free(s.rel[i]);
 		else
-			rel[kept++] = rel[i];
+			rel[kept++] = s.rel[i];
 	}
-	for (size_t i = 0; i < nno; i++)
-		free(no[i]);
+	for (size_t i = 0; i < s.nno; i++)
+		free(s.no[i]);
 	return kept;
 }
 

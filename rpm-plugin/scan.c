@@ -28,7 +28,7 @@ static void mod_error(struct tgp_pkg *pkg, const char *path, const char *msg)
 	tgp_mod_add(&pkg->mods, &pkg->n_mods, path, NULL, msg);
 }
 
-static double now_seconds(void)
+double tgp_now_seconds(void)
 {
 	struct timespec ts;
 
@@ -61,7 +61,7 @@ static char *over_limit(const struct scan *s)
 		return rstrscat(NULL, "more than ", lim, " kernel module files (limit "
 				"%_taintguard_max_modules); the rest was not checked", NULL);
 	}
-	if (now_seconds() - s->t0 > (double)s->st->max_seconds) {
+	if (tgp_now_seconds() - s->t0 > (double)s->st->max_seconds) {
 		snprintf(lim, sizeof(lim), "%u", s->st->max_seconds);
 		return rstrscat(NULL, "reading the payload took longer than ", lim, " s (limit "
 				"%_taintguard_max_seconds); the rest was not checked", NULL);
@@ -149,7 +149,7 @@ static void scan_payload(struct tgp_state *st, struct tgp_pkg *pkg, FD_t fd, Hea
 		},
 		.types = pkg->types,
 	};
-	struct scan s = { st, pkg, NULL, 0, now_seconds() };
+	struct scan s = { st, pkg, NULL, 0, tgp_now_seconds() };
 	struct tg_workq *q = NULL;
 	rpmfiles files = NULL;
 	char *error = NULL;

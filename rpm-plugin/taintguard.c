@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rpm/rpmlib.h>
@@ -344,14 +343,6 @@ static rpmRC refuse_transaction(struct tgp_state *st)
 	return RPMRC_FAIL;
 }
 
-static double ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 {
 	struct tgp_state *st = state_get(plugin);
@@ -386,10 +377,10 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 		       "package are not left out\n");
 	if (st->mode == TGP_WARN)
 		tgp_closure_warn_only(st->closure);
-	t[0] = ms_now();
+	t[0] = tgp_now_seconds();
 	tgp_prefetch_start(st, ts);
 	tgp_prescan(st, ts);
-	t[1] = ms_now();
+	t[1] = tgp_now_seconds();
 	judge = calloc(st->n_pkgs ? st->n_pkgs : 1, sizeof(*judge));
 	for (size_t i = 0; judge && i < st->n_pkgs; i++)
 		if (st->pkgs[i].scanned)
@@ -400,14 +391,15 @@ static rpmRC taintguard_tsm_pre(rpmPlugin plugin, rpmts ts)
 	} else if (n) {
 		tgp_judge(st, judge, n);
 	}
-	t[2] = ms_now();
+	t[2] = tgp_now_seconds();
 	tgp_kupdate(st, ts);	/* needs the modules of this transaction: before they go */
 	tgp_prefetch_end(st);	/* what was not taken */
-	t[3] = ms_now();
+	t[3] = tgp_now_seconds();
 	/* where a transaction's time goes (rpm -vv; bench/rpm-bench.sh reads it) */
 	rpmlog(RPMLOG_DEBUG, "taintguard: tsm_pre: %zu package(s) with modules or kernel files: "
 	       "payloads read and modules parsed in %.1f ms, judged in %.1f ms, kernel updates "
-	       "checked in %.1f ms\n", st->n_pkgs, t[1] - t[0], t[2] - t[1], t[3] - t[2]);
+	       "checked in %.1f ms\n", st->n_pkgs, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3,
+	       (t[3] - t[2]) * 1e3);
 	for (size_t i = 0; i < n; i++) {	/* verdicts kept, modules no longer needed */
 		tgp_mods_free(judge[i]->mods, judge[i]->n_mods);
 		judge[i]->mods = NULL;

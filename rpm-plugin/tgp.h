@@ -100,6 +100,8 @@ struct tgp_state {
 
 /* scan.c: the payloads of the transaction's added packages, read in tsm_pre */
 void tgp_prescan(struct tgp_state *st, rpmts ts);
+/* CLOCK_MONOTONIC in seconds: the payload time limit, tsm_pre's timing line */
+double tgp_now_seconds(void);
 
 /*
  * prefetch.c: the root's kernels of the releases the added packages' modules
