@@ -80,18 +80,23 @@ mkroot() {
 		cp "$TOP"/tests/modules/out/gplok.ko "$TOP"/tests/modules/out/lve.ko "$R/lib/modules/6.1.0-bench/extra/"
 	return 0
 }
-once() {	# once on|off -> seconds
-	# "off" undefines taintguard's hook for real: on a host where taintguard is
-	# installed, the installed plugin would otherwise judge every module too
+# the install's rpm command, on|off: "off" undefines taintguard's hook for
+# real (on a host where taintguard is installed, the installed plugin would
+# otherwise judge every module too)
+install_cmd() {
 	local plug=(--define "__transaction_taintguard %{nil}")
-	mkroot
 	[ "$1" = on ] && plug=(--define "__plugindir $TOP/$B"
 		--define "__transaction_taintguard %{__plugindir}/taintguard.so"
 		--define "_taintguard_policy $TOP/policy/default.yaml")
+	INSTALL=(rpm --root "$R" --dbpath /var/lib/rpm --nodeps --nosignature --noscripts
+		"${plug[@]}" -i "$RPM")
+}
+once() {	# once on|off -> seconds
+	mkroot
+	install_cmd "$1"
 	sync
 	local t rc=0
-	t=$( { TIMEFORMAT='%3R %3U %3S'; time rpm --root "$R" --dbpath /var/lib/rpm --nodeps \
-		--nosignature --noscripts "${plug[@]}" -i "$RPM" >"$W/out.$1" 2>&1 || rc=$?; } 2>&1)
+	t=$( { TIMEFORMAT='%3R %3U %3S'; time "${INSTALL[@]}" >"$W/out.$1" 2>&1 || rc=$?; } 2>&1)
 	[ $rc -eq 0 ] || { cat "$W/out.$1"; exit 1; }
 	echo "$t" | awk '{ print $1, $2 + $3 }'	# wall, CPU (user + system) seconds
 }
@@ -128,13 +133,9 @@ printf 'ratio added/floor      %6.2f\n' "$r"
 # where the added CPU goes: both installs profiled, each object's CPU seconds
 # with the plugin minus without (rpm's own file writing cancels out)
 prof() {	# on|off -> "PERCENT OBJECT" lines of one install
-	local plug=(--define "__transaction_taintguard %{nil}")
-	[ "$1" = on ] && plug=(--define "__plugindir $TOP/$B"
-		--define "__transaction_taintguard %{__plugindir}/taintguard.so"
-		--define "_taintguard_policy $TOP/policy/default.yaml")
 	mkroot
-	bench_profile "$W/perf.data" rpm --root "$R" --dbpath /var/lib/rpm --nodeps --nosignature \
-		--noscripts "${plug[@]}" -i "$RPM"
+	install_cmd "$1"
+	bench_profile "$W/perf.data" "${INSTALL[@]}"
 }
 prof off >"$W/prof.off"
 prof on >"$W/prof.on"
