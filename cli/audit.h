@@ -40,6 +40,7 @@ struct audit_module {
 	struct tg_module *m;
 	char *error;		/* could not be read / integrity failure */
 	bool not_module;	/* --installed: a hidden candidate that is no module (a plain .o) */
+	bool vanished;		/* --installed: no such file when it was read (erased meanwhile?) */
 	char *release;		/* target kernel release, NULL unknown */
 	struct tg_verdict v;	/* filled by the set prediction */
 };
@@ -86,6 +87,7 @@ struct audit_pkg {
 	bool unowned;		/* pseudo package: modules no package owns */
 	bool not_rpm;		/* a dpkg package or a DKMS module/version: no license tag, no signature */
 	bool installed;
+	unsigned rpmdb_instance;	/* --installed: its header's number in the rpmdb (0 none) */
 	enum pkg_sig sig;
 	char *sig_info;		/* "RSA/SHA256, <date>, Key ID ..." */
 	char *error;		/* package-level error (never clean) */

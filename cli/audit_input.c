@@ -161,6 +161,7 @@ static int add_installed(void *ctx, struct pkg_installed *ip)
 	if (!p)
 		return -ENOMEM;
 	p->installed = true;
+	p->rpmdb_instance = headerGetInstance(ip->h);
 	p->has_modules = true;
 	p->name = ip->info.name;
 	p->nevra = ip->info.nevra;
@@ -305,19 +306,37 @@ static void inst_progress(struct inst_job *j, bool final)
 }
 
 /*
+ * Is the name @path itself gone from the root (not only what a link of
+ * that name points to)?  Asked when a module could not be opened: rpm
+ * erased it meanwhile, while a dangling link stays and is reported.
+ */
+static bool name_gone(const struct audit *a, const char *path)
+{
+	char *disk = root_path(a, path);
+	struct stat st;
+	bool gone = disk && lstat(disk, &st) < 0 && errno == ENOENT;
+
+	free(disk);
+	return gone;
+}
+
+/*
  * A hidden candidate (its package's header classes it as an ELF relocatable
  * object, neither named nor placed as a module): the same content test as a
  * payload's (pkg_module_from_mem); a plain .o is no module and is dropped.
  */
-static void open_hidden(struct audit_module *am, const struct tg_limits *lim)
+static void open_hidden(const struct audit *a, struct audit_module *am)
 {
 	int fd = open(am->disk_path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
-		am->error = strf("cannot read: %s", strerror(errno));
+		int e = errno;
+
+		am->vanished = e == ENOENT && name_gone(a, am->path);
+		am->error = strf("cannot read: %s", strerror(e));
 		return;
 	}
-	am->not_module = pkg_module_from_fd(fd, am->path, lim, &am->m, &am->error) == 0;
+	am->not_module = pkg_module_from_fd(fd, am->path, &a->o.limits, &am->m, &am->error) == 0;
 	close(fd);
 }
 
@@ -343,10 +362,11 @@ static void read_installed(struct inst_job *j, struct audit_module *am)
 	 * a text file named .ko (vim's tutor.ko, in dpkg's lists) is no module.
 	 */
 	if (!pkg_in_module_dir(am->path)) {
-		open_hidden(am, &j->a->o.limits);
+		open_hidden(j->a, am);
 		return;
 	}
 	if (tg_module_open_path(am->disk_path, &j->a->o.limits, &am->m, &err) < 0) {
+		am->vanished = err.code == -ENOENT && name_gone(j->a, am->path);
 		am->m = NULL;
 		am->error = strdup(err.msg[0] ? err.msg : "cannot read module");
 	}
@@ -378,8 +398,13 @@ static void drop_not_modules(struct audit_pkg *p)
 		p->has_modules = false;
 }
 
-/* Is @nevra (an rpm package) in the rpmdb of @root now?  (A Berkeley DB one once rpm is done.) */
-static bool still_installed(const char *root, const char *name, const char *nevra)
+/*
+ * Does the rpmdb of @root still hold the header @p was read from?  Its
+ * instance (rpm numbers headers and never reuses a number), so a package
+ * erased and installed again since is not the one that was read.  (A
+ * Berkeley DB one read once rpm is done.)
+ */
+static bool still_installed(const char *root, const struct audit_pkg *p)
 {
 	rpmdbMatchIterator mi = NULL;
 	rpmts ts;
@@ -388,28 +413,54 @@ static bool still_installed(const char *root, const char *name, const char *nevr
 
 	pkg_rpmdb_quiet(root);
 	ts = pkg_ts_new(root);
-	mi = ts ? rpmtsInitIterator(ts, RPMDBI_NAME, name, 0) : NULL;
+	mi = ts ? rpmtsInitIterator(ts, RPMDBI_NAME, p->name, 0) : NULL;
 	found = !ts;	/* cannot tell: kept, with its error */
 
-	while (!found && mi && (h = rpmdbNextIterator(mi)) != NULL) {
-		char *s = headerGetAsString(h, RPMTAG_NEVRA);
-
-		found = s && !strcmp(s, nevra);
-		free(s);
-	}
+	while (!found && mi && (h = rpmdbNextIterator(mi)) != NULL)
+		found = headerGetInstance(h) == p->rpmdb_instance;
 	rpmdbFreeIterator(mi);
 	rpmtsFree(ts);
 	return found;
 }
 
+/* Did a module of @p have no file when it was read? */
+static bool any_vanished(const struct audit_pkg *p)
+{
+	for (size_t k = 0; k < p->n_mods; k++)
+		if (p->mods[k]->vanished)
+			return true;
+	return false;
+}
+
+/*
+ * A module found by walking the module directories (no package owns it)
+ * whose name was gone when it was read: rpm wrote it before adding its
+ * package's header and erased it again, or someone removed it.  Not
+ * there, not owned: nothing to report.  (A dangling link is still there.)
+ */
+static void drop_vanished_unowned(struct audit_pkg *p)
+{
+	size_t w = 0;
+
+	for (size_t k = 0; k < p->n_mods; k++) {
+		if (p->mods[k]->vanished) {
+			audit_module_free(p->mods[k]);
+			continue;
+		}
+		p->mods[w++] = p->mods[k];
+	}
+	p->n_mods = w;
+}
+
 /*
  * rpm may erase a package while it is audited: its module files vanish
- * after the rpmdb was read.  A package whose module file is gone and that
- * the rpmdb no longer holds was erased meanwhile and is left out; so is
- * one the rpmdb still holds while an rpm transaction runs on the root (rpm
- * removes an erased package's files before its header).  One still
- * installed on a quiet system keeps its "cannot be read" (its file is
- * missing).
+ * after the rpmdb was read (and may be back already, when it is installed
+ * again).  A package a module file of which was missing when read, and
+ * whose header the rpmdb no longer holds, was erased meanwhile and is left
+ * out; so is one the rpmdb still holds while an rpm transaction runs on
+ * the root (rpm removes an erased package's files before its header).  One
+ * still installed on a quiet system keeps its "cannot be read" (its file
+ * is missing).  Unowned modules that vanished go too.
  */
 static void drop_erased(struct audit *a)
 {
@@ -417,15 +468,17 @@ static void drop_erased(struct audit *a)
 
 	for (size_t i = 0; i < a->n_pkgs; i++) {
 		struct audit_pkg *p = a->pkgs[i];
-		bool gone = false;
-		struct stat st;
 
-		for (size_t k = 0; !p->not_rpm && !p->unowned && p->name && p->nevra &&
-				   k < p->n_mods && !gone; k++)
-			gone = p->mods[k]->error && p->mods[k]->disk_path &&
-			       lstat(p->mods[k]->disk_path, &st) < 0 && errno == ENOENT;
+		if (p->unowned) {
+			drop_vanished_unowned(p);
+			if (!p->n_mods) {
+				audit_pkg_free(p);
+				continue;
+			}
+		}
 		/* rpm's lock first: no rpmdb read while a transaction runs */
-		if (gone && (pkg_rpm_busy(a->o.root) || !still_installed(a->o.root, p->name, p->nevra))) {
+		if (!p->not_rpm && !p->unowned && p->rpmdb_instance && any_vanished(p) &&
+		    (pkg_rpm_busy(a->o.root) || !still_installed(a->o.root, p))) {
 			audit_pkg_free(p);
 			continue;
 		}
@@ -481,8 +534,7 @@ int audit_scan_installed(struct audit *a)
 		pthread_mutex_destroy(&j.mu);
 	}
 	free(all);
-	if (!a->no_rpmdb)
-		drop_erased(a);
+	drop_erased(a);
 	for (size_t i = 0; i < a->n_pkgs; i++)
 		drop_not_modules(a->pkgs[i]);
 	return r;

@@ -450,6 +450,26 @@ assert w["link_target"] == "/lib/modules/%s/extra/gplok.ko" % K and w["kernel"] 
 assert w["error"] is None and w["owned"] is False and w["module"] == "gplok", w
 assert u["/lib/modules/%s/updates/dkms/propplain.ko" % K]["action"] == "mark"
 EOF
+	# kmod-gplok's module file gone on a quiet system (no rpm running, its
+	# header still there), the weak-updates link to it dangling: both are
+	# unreadable (exit 3), neither taken for something erased meanwhile
+	mv "$R/lib/modules/$KVER/extra/gplok.ko" "$T/gplok.ko.away"
+	tg audit --installed --root "$R" --format json >"$T/miss.json" 2>"$T/miss.err"
+	rc=$?
+	mv "$T/gplok.ko.away" "$R/lib/modules/$KVER/extra/gplok.ko"
+	check "--installed: a missing module file and a dangling link are errors (exit 3), still listed" \
+		python3 - "$T/miss.json" $rc <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "3", sys.argv[2]
+p = {(x["package"] or "(unowned)"): x for x in d["packages"]}
+assert set(p) == {"kmod-gplok", "kmod-lve", "(unowned)"}, list(p)
+K = os.environ["KVER"]
+g = {m["path"]: m for m in p["kmod-gplok"]["modules"]}
+assert "No such file" in (g["/lib/modules/%s/extra/gplok.ko" % K]["error"] or ""), g
+u = {m["path"]: m for m in p["(unowned)"]["modules"]}
+assert u["/lib/modules/6.1.0-99-amd64/weak-updates/gplok.ko"]["error"], u
+EOF
 else
 	notok "packages installed into a test root"
 	tail -5 "$T/rpmi.log"

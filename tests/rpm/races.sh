@@ -102,7 +102,7 @@ awk -F'\t' -v stay="kmod-stay" '
 	      for (c in rc) printf " %s x%d", c, rc[c]; print "" }' "$W/ra" >"$W/ra.sum" 2>"$W/ra.bad"
 echo "# $(cat "$W/ra.sum")"
 check "races: audit --installed never failed or hung, always saw kmod-stay" test ! -s "$W/ra.bad"
-head -n 5 "$W/ra.bad" | cut -c 1-400 | sed 's/^/#   /'
+head -n 5 "$W/ra.bad" | cut -c 1-2000 | sed 's/^/#   /'
 else
 	echo "# no taintguard-audit in $(dirname "$TG"): the audit --installed reader not run with rpm $RPMVER"
 fi
