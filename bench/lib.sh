@@ -51,3 +51,47 @@ bench_met() {
 		m = op == "le" ? v <= l : op == "lt" ? v < l : op == "ge" ? v >= l : v > l
 		print m ? "yes" : "no" }'
 }
+
+# bench_verify MODULE -> "ALG MS": the algorithm MODULE (.ko, .ko.xz, .ko.zst,
+# .ko.gz) is signed with, by `openssl speed`'s name (rsa4096, ecdsap384, ...),
+# and what one verification of such a signature costs on this machine, in ms,
+# measured now by `openssl speed`.  Every module's signature must be checked
+# (issue 28): N modules cost at least N times this, which no decompression
+# floor contains.  Nothing for an unsigned module or without openssl.
+bench_verify() {
+	local m=$1 dec=cat alg
+	command -v openssl >/dev/null || return 0
+	case $m in *.xz) dec="xz -dc" ;; *.zst) dec="zstd -dcq" ;; *.gz) dec="gzip -dc" ;; esac
+	# the PKCS#7 blob before struct module_signature (12 bytes, sig_len last,
+	# big-endian) and the kernel's trailer; its signature algorithm and the
+	# length of the signature itself (the SignerInfo's last OCTET STRING)
+	alg=$($dec "$m" | python3 -c '
+import struct, sys
+d = sys.stdin.buffer.read(); t = b"~Module signature appended~\n"
+if not d.endswith(t): sys.exit(0)
+n = struct.unpack(">I", d[-len(t) - 4:-len(t)])[0]
+sys.stdout.buffer.write(d[-len(t) - 12 - n:-len(t) - 12])' |
+		openssl asn1parse -inform DER 2>/dev/null | awk '
+		/:rsaEncryption/ { t = "rsa" } /:ecdsa-with/ { t = "ec" }
+		/OCTET STRING/ { if (match($0, / l= *[0-9]+/)) l = substr($0, RSTART + 3, RLENGTH - 3) + 0 }
+		END { if (t == "rsa") print "rsa" l * 8
+		      else if (t == "ec") print (l <= 73 ? "ecdsap256" : l <= 105 ? "ecdsap384" : "ecdsap521") }')
+	[ -n "$alg" ] || return 0
+	openssl speed -seconds 1 "$alg" 2>/dev/null | awk -v a="$alg" '
+		/ bits / { v = $NF } END { if (v > 0) printf "%s %.3f\n", a, 1000 / v }'
+}
+
+# bench_with_verify NOW FLOOR N MS CPUS -> "SECONDS RATIO": the floor plus the
+# verification of N signatures at MS each spread over CPUS, and NOW against it
+bench_with_verify() {
+	awk -v now="$1" -v f="$2" -v n="$3" -v ms="$4" -v c="$5" 'BEGIN {
+		g = f + n * ms / 1000 / c; printf "%.2f %.2f\n", g, now / g }'
+}
+
+# bench_verify_left N CPUS ALG MS GOAL -> what a LEFT field says of the
+# signature checks: the floor verifies none, the issue requires all N
+bench_verify_left() {
+	awk -v n="$1" -v c="$2" -v a="$3" -v ms="$4" -v g="$5" 'BEGIN {
+		printf "the floor verifies no signature; the %d the issue requires cost at least %d x %.3f ms (%s, openssl speed in this run) = %.2f s over %d CPU(s): against the floor plus that, see the row \"+ signature checks\" (goal %s)",
+			n, n, ms, a, n * ms / 1000 / c, c, g }'
+}
