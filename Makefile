@@ -38,7 +38,7 @@ CFLAGS ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ilib -Iutil -DTG_DATADIR='"$(DATADIR)/taintguard"' -DTG_SYSCONFDIR='"$(SYSCONFDIR)/taintguard"' -DTG_LOCALSTATEDIR='"/var/lib/taintguard"' -DTG_LIBEXECDIR='"$(LIBEXECDIR)/taintguard"' -DTG_BINDIR='"$(BINDIR)"'
 ALLCFLAGS = -std=gnu11 -fPIC $(WARN) $(CFLAGS) $(SANFLAGS)
 
-LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4 libseccomp
+LIB_PKGS = libelf yaml-0.1 liblzma libzstd zlib libcrypto json-c liblz4 libseccomp hogweed nettle gmp
 LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
 LIB_LIBS   := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS)) -lpthread
 RPM_CFLAGS := $(shell $(PKG_CONFIG) --cflags rpm 2>/dev/null)

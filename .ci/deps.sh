@@ -12,6 +12,7 @@ PKGS="
   zlib1g-dev
   liblz4-dev lz4
   libssl-dev openssl
+  nettle-dev libgmp-dev
   librpm-dev rpm rpm2cpio cpio
   gnupg
   liblua5.2-0

@@ -93,6 +93,14 @@ const struct tg_cert *tg_keyring_by_serial(const struct tg_keyring *kr, const un
 const struct tg_cert *tg_keyring_by_skid(const struct tg_keyring *kr, const unsigned char *skid,
 					 int skid_len);
 
+/*
+ * ecdsa_p384.c: verify the DER ECDSA signature @der over @digest with @pk
+ * if @pk is a P-384 key: 1 verified, 0 does not verify (an encoding
+ * OpenSSL would refuse included), -1 not a P-384 key (verify with OpenSSL).
+ */
+int tg_ecdsa_p384_verify(EVP_PKEY *pk, const unsigned char *der, size_t der_len,
+			 const unsigned char *digest, size_t digest_len);
+
 /* sigverify.c */
 
 /* What the module's PKCS#7 carries, read once with the module. */
