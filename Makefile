@@ -309,7 +309,12 @@ deps:
 # Benchmarks (not tests: bench/README.md), one table at the end; root, minutes
 # each.  A subset: make bench BENCHES="audit rpm".
 BENCHES = audit rpm kernel-update repo tree
-bench: all
+# bench/verify-speed: one signature verification as the library does it (bench/lib.sh)
+$(B)/bench/verify-speed: bench/verify-speed.c $(B)/libtaintguard.a $(B)/libtgutil.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALLCFLAGS) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtaintguard.a $(B)/libtgutil.a $(LIB_LIBS)
+
+bench: all $(B)/bench/verify-speed
 	B=$(B) bench/run.sh $(BENCHES)
 
 # The built-in example: our own test modules, judged against the installed kernel.

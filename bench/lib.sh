@@ -53,11 +53,12 @@ bench_met() {
 }
 
 # bench_verify MODULE -> "ALG MS": the algorithm MODULE (.ko, .ko.xz, .ko.zst,
-# .ko.gz) is signed with, by `openssl speed`'s name (rsa4096, ecdsap384, ...),
-# and what one verification of such a signature costs on this machine, in ms,
-# measured now by `openssl speed`.  Every module's signature must be checked
-# (issue 28): N modules cost at least N times this, which no decompression
-# floor contains.  Nothing for an unsigned module or without openssl.
+# .ko.gz) is signed with (rsa4096, ecdsap384, ...), and what one verification
+# of such a signature costs on this machine, in ms, done as libtaintguard does
+# it (bench/verify-speed.c, built by make bench), measured now.  Every
+# module's signature must be checked (issue 28): N modules cost at least N
+# times this, which no decompression floor contains.  Nothing for an
+# unsigned module or without openssl (which reads the signature).
 bench_verify() {
 	local m=$1 dec=cat alg
 	command -v openssl >/dev/null || return 0
@@ -77,8 +78,8 @@ sys.stdout.buffer.write(d[-len(t) - 12 - n:-len(t) - 12])' |
 		END { if (t == "rsa") print "rsa" l * 8
 		      else if (t == "ec") print (l <= 73 ? "ecdsap256" : l <= 105 ? "ecdsap384" : "ecdsap521") }')
 	[ -n "$alg" ] || return 0
-	openssl speed -seconds 1 "$alg" 2>/dev/null | awk -v a="$alg" '
-		/ bits / { v = $NF } END { if (v > 0) printf "%s %.3f\n", a, 1000 / v }'
+	[ -x "${B:-build}/bench/verify-speed" ] || make -s B="${B:-build}" "${B:-build}/bench/verify-speed" >&2
+	"${B:-build}/bench/verify-speed" "$alg"
 }
 
 # bench_with_verify NOW FLOOR N MS CPUS -> "SECONDS RATIO": the floor plus the
@@ -92,6 +93,6 @@ bench_with_verify() {
 # signature checks: the floor verifies none, the issue requires all N
 bench_verify_left() {
 	awk -v n="$1" -v c="$2" -v a="$3" -v ms="$4" -v g="$5" 'BEGIN {
-		printf "the floor verifies no signature; the %d the issue requires cost at least %d x %.3f ms (%s, openssl speed in this run) = %.2f s over %d CPU(s): against the floor plus that, see the row \"+ signature checks\" (goal %s)",
+		printf "the floor verifies no signature; the %d the issue requires cost at least %d x %.3f ms (%s as taintguard verifies it, measured in this run) = %.2f s over %d CPU(s): against the floor plus that, see the row \"+ signature checks\" (goal %s)",
 			n, n, ms, a, n * ms / 1000 / c, c, g }'
 }
