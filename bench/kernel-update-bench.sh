@@ -149,8 +149,9 @@ if [ -s "$W/prof.on" ] && [ -s "$W/prof.off" ]; then
 		END {
 			printf "the plugin added %.2f s CPU (profiles with and without it, per object):%s", t, top
 			printf "; liblzma %.2f s (the floor: decompressing the modules)", d["liblzma"]
-			if (d["libcrypto"] > 0)
-				printf "; libcrypto is %.2f ms for each of the %d modules: its SHA-256 and its signature checked against the key in the kernel image (every one, as the issue requires)", d["libcrypto"] / n * 1000, n
+			cr = d["libcrypto"] + d["libhogweed"] + d["libnettle"] + d["libgmp"]
+			if (cr > 0)
+				printf "; libcrypto, libhogweed and libgmp (nettle'"'"'s P-384 arithmetic) are %.2f ms for each of the %d modules: its SHA-256 and its signature checked against the key in the kernel image (every one, as the issue requires)", cr / n * 1000, n
 			if (d["libz"] > 0)
 				printf "; libz: the payload inflated a second time (the verdict must exist before rpm writes a file)"
 		}' "$W/prof.delta")
