@@ -381,20 +381,36 @@ static void open_installed(size_t i, unsigned worker, void *data)
 	inst_progress(j, false);
 }
 
-/* Hidden candidates that were no modules go; a package left without any is not listed. */
-static void drop_not_modules(struct audit_pkg *p)
+/* The modules of @p for which @drop says so go. */
+static void drop_modules(struct audit_pkg *p, bool (*drop)(const struct audit_module *))
 {
 	size_t w = 0;
 
 	for (size_t i = 0; i < p->n_mods; i++) {
-		if (!p->mods[i]->not_module) {
+		if (!drop(p->mods[i])) {
 			p->mods[w++] = p->mods[i];
 			continue;
 		}
 		audit_module_free(p->mods[i]);
 	}
 	p->n_mods = w;
-	if (!w && !p->unowned)
+}
+
+static bool not_module(const struct audit_module *am)
+{
+	return am->not_module;
+}
+
+static bool vanished(const struct audit_module *am)
+{
+	return am->vanished;
+}
+
+/* Hidden candidates that were no modules go; a package left without any is not listed. */
+static void drop_not_modules(struct audit_pkg *p)
+{
+	drop_modules(p, not_module);
+	if (!p->n_mods && !p->unowned)
 		p->has_modules = false;
 }
 
@@ -427,29 +443,9 @@ static bool still_installed(const char *root, const struct audit_pkg *p)
 static bool any_vanished(const struct audit_pkg *p)
 {
 	for (size_t k = 0; k < p->n_mods; k++)
-		if (p->mods[k]->vanished)
+		if (vanished(p->mods[k]))
 			return true;
 	return false;
-}
-
-/*
- * A module found by walking the module directories (no package owns it)
- * whose name was gone when it was read: rpm wrote it before adding its
- * package's header and erased it again, or someone removed it.  Not
- * there, not owned: nothing to report.  (A dangling link is still there.)
- */
-static void drop_vanished_unowned(struct audit_pkg *p)
-{
-	size_t w = 0;
-
-	for (size_t k = 0; k < p->n_mods; k++) {
-		if (p->mods[k]->vanished) {
-			audit_module_free(p->mods[k]);
-			continue;
-		}
-		p->mods[w++] = p->mods[k];
-	}
-	p->n_mods = w;
 }
 
 /*
@@ -460,7 +456,10 @@ static void drop_vanished_unowned(struct audit_pkg *p)
  * out; so is one the rpmdb still holds while an rpm transaction runs on
  * the root (rpm removes an erased package's files before its header).  One
  * still installed on a quiet system keeps its "cannot be read" (its file
- * is missing).  Unowned modules that vanished go too.
+ * is missing).  A module no package owns whose name was gone when it was
+ * read (rpm wrote it before adding its package's header and erased it
+ * again, or someone removed it) goes too: not there, not owned, nothing to
+ * report; a dangling link is still there and stays an error.
  */
 static void drop_erased(struct audit *a)
 {
@@ -470,14 +469,14 @@ static void drop_erased(struct audit *a)
 		struct audit_pkg *p = a->pkgs[i];
 
 		if (p->unowned) {
-			drop_vanished_unowned(p);
+			drop_modules(p, vanished);
 			if (!p->n_mods) {
 				audit_pkg_free(p);
 				continue;
 			}
 		}
-		/* rpm's lock first: no rpmdb read while a transaction runs */
-		if (!p->not_rpm && !p->unowned && p->rpmdb_instance && any_vanished(p) &&
+		/* rpm's lock first: no rpmdb read while a transaction runs (rpmdb packages only) */
+		if (p->rpmdb_instance && any_vanished(p) &&
 		    (pkg_rpm_busy(a->o.root) || !still_installed(a->o.root, p))) {
 			audit_pkg_free(p);
 			continue;
