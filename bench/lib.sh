@@ -89,6 +89,25 @@ bench_with_verify() {
 		g = f + n * ms / 1000 / c; printf "%.2f %.2f\n", g, now / g }'
 }
 
+# bench_verify_row NOW FLOOR N CPUS LIMIT ALG MS: the row of a job against its
+# floor plus N signature checks at MS each over CPUS (goal: ratio <= LIMIT);
+# NOW and FLOOR in seconds
+bench_verify_row() {
+	local vf vr
+	read -r vf vr <<<"$(bench_with_verify "$1" "$2" "$3" "$7" "$4")"
+	bench_row "  + signature checks ($3 x $7 ms $6)" "$(printf '%.2f s' "$1")" "$vf s, $4 CPUs" "$vr" \
+		"<= $5" "$(bench_met "$vr" le "$5")" \
+		"$(awk -v a="$1" -v b="$vf" 'BEGIN { printf "%.2f s beyond the floor and the signature checks: see the row above", a - b }')"
+}
+
+# bench_share_sum SPLIT OBJ...: the objects' percentages in a bench_split line, added
+bench_share_sum() {
+	local s=$1 o t=0
+	shift
+	for o; do t=$(awk -v t="$t" -v p="$(bench_share "$s" "$o")" 'BEGIN { print t + p }'); done
+	echo "$t"
+}
+
 # bench_verify_left N CPUS ALG MS GOAL -> what a LEFT field says of the
 # signature checks: the floor verifies none, the issue requires all N
 bench_verify_left() {
